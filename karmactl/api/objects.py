@@ -1,0 +1,146 @@
+"""Small helpers on Kubernetes-shaped objects held as plain dicts (the in-memory form everywhere).
+
+Objects are JSON-like dicts exactly as they appear in YAML (``apiVersion``, ``kind``, ``metadata``,
+``spec``, ``status``). Times are RFC 3339 strings in UTC with a ``Z`` suffix, second precision.
+"""
+from __future__ import annotations
+
+import copy
+import uuid
+from datetime import datetime, timedelta, timezone
+
+# A fixed namespace so permanent ids are deterministic: the same object key always gets the
+# same id, which keeps files stable across runs (Karmada uses random UUIDs; DESIGN §3.5).
+_ID_NAMESPACE = uuid.UUID("6c1f8f0e-4a5b-5b8e-9a63-6b61726d6163")
+
+
+def permanent_id(*parts: str) -> str:
+    """A deterministic UUIDv5 for an object key, e.g. ``permanent_id("pp", "default", "nginx")``."""
+    return str(uuid.uuid5(_ID_NAMESPACE, "/".join(parts)))
+
+
+def meta(obj: dict) -> dict:
+    """``obj["metadata"]``, created if missing."""
+    return obj.setdefault("metadata", {})
+
+
+def name_of(obj: dict) -> str:
+    return (obj.get("metadata") or {}).get("name", "")
+
+
+def namespace_of(obj: dict) -> str:
+    return (obj.get("metadata") or {}).get("namespace") or ""
+
+
+def labels_of(obj: dict) -> dict:
+    return (obj.get("metadata") or {}).get("labels") or {}
+
+
+def annotations_of(obj: dict) -> dict:
+    return (obj.get("metadata") or {}).get("annotations") or {}
+
+
+def deepcopy(obj):
+    """A deep copy of JSON-like data (faster than :func:`copy.deepcopy` for dict/list/scalars)."""
+    if isinstance(obj, dict):
+        return {k: deepcopy(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [deepcopy(v) for v in obj]
+    return obj
+
+
+def format_time(moment: datetime) -> str:
+    """RFC 3339, UTC, second precision: ``2026-01-01T00:00:00Z``."""
+    return moment.astimezone(timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_time(text: str) -> datetime:
+    """Parse an RFC 3339 timestamp (``Z`` or an offset; fractional seconds allowed) into aware UTC.
+
+    Raises:
+        ValueError: the text is not RFC 3339.
+    """
+    text = text.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    moment = datetime.fromisoformat(text)
+    if moment.tzinfo is None:
+        raise ValueError(f"timestamp {text!r} has no time zone")
+    return moment.astimezone(timezone.utc)
+
+
+def add_seconds(text: str, seconds: float) -> str:
+    """``text`` + ``seconds`` as an RFC 3339 string."""
+    return format_time(parse_time(text) + timedelta(seconds=seconds))
+
+
+def seconds_between(earlier: str, later: str) -> float:
+    """``later - earlier`` in seconds (negative when ``later`` is before ``earlier``)."""
+    return (parse_time(later) - parse_time(earlier)).total_seconds()
+
+
+def get_condition(obj: dict, ctype: str) -> dict | None:
+    """The ``status.conditions`` entry of type ``ctype``, or None."""
+    for cond in (obj.get("status") or {}).get("conditions") or []:
+        if cond.get("type") == ctype:
+            return cond
+    return None
+
+
+def set_condition(obj: dict, ctype: str, status: str, reason: str, message: str, now: str,
+                  observed_generation: int | None = None) -> bool:
+    """Set a metav1.Condition with ``SetStatusCondition`` semantics; returns True if anything changed.
+
+    ``lastTransitionTime`` changes only when ``status`` changes (``now`` is used then, or when the
+    condition is new). Conditions are kept sorted by type so files are stable.
+    """
+    conds = obj.setdefault("status", {}).setdefault("conditions", [])
+    for cond in conds:
+        if cond.get("type") == ctype:
+            changed = False
+            if cond.get("status") != status:
+                cond["status"] = status
+                cond["lastTransitionTime"] = now
+                changed = True
+            for key, value in (("reason", reason), ("message", message)):
+                if cond.get(key) != value:
+                    cond[key] = value
+                    changed = True
+            if observed_generation is not None and cond.get("observedGeneration") != observed_generation:
+                cond["observedGeneration"] = observed_generation
+                changed = True
+            if not cond.get("lastTransitionTime"):
+                cond["lastTransitionTime"] = now
+                changed = True
+            return changed
+    new = {"type": ctype, "status": status, "reason": reason, "message": message, "lastTransitionTime": now}
+    if observed_generation is not None:
+        new["observedGeneration"] = observed_generation
+    conds.append(new)
+    conds.sort(key=lambda c: c.get("type", ""))
+    return True
+
+
+def remove_condition(obj: dict, ctype: str) -> bool:
+    """Drop the condition of type ``ctype``; returns True if one was removed."""
+    conds = (obj.get("status") or {}).get("conditions")
+    if not conds:
+        return False
+    kept = [c for c in conds if c.get("type") != ctype]
+    if len(kept) == len(conds):
+        return False
+    obj["status"]["conditions"] = kept
+    return True
+
+
+def bump_generation(old: dict | None, new: dict) -> None:
+    """Give ``new`` the generation Kubernetes would: 1 on create, +1 when ``spec`` changed."""
+    m = meta(new)
+    if old is None:
+        m["generation"] = m.get("generation") or 1
+        return
+    old_gen = (old.get("metadata") or {}).get("generation") or 1
+    m["generation"] = old_gen + 1 if old.get("spec") != new.get("spec") else old_gen
+
+
+__all__ = [name for name in dir() if not name.startswith("_")] + ["copy"]

@@ -1,0 +1,84 @@
+"""Kubernetes resource quantities (``100m``, ``1.5``, ``128Mi``, ``2Gi``, ``1e3``) as exact fractions.
+
+Follows ``k8s.io/apimachinery/pkg/api/resource/quantity.go`` for parsing; formatting writes CPU as
+milli-units (DecimalSI, e.g. ``250m``) and everything else as BinarySI where it divides exactly
+(``128Mi``), else as a plain integer.
+"""
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+
+_SUFFIX = {
+    "": Fraction(1),
+    "n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000),
+    "k": Fraction(10**3), "M": Fraction(10**6), "G": Fraction(10**9), "T": Fraction(10**12),
+    "P": Fraction(10**15), "E": Fraction(10**18),
+    "Ki": Fraction(2**10), "Mi": Fraction(2**20), "Gi": Fraction(2**30), "Ti": Fraction(2**40),
+    "Pi": Fraction(2**50), "Ei": Fraction(2**60),
+}
+_RE = re.compile(r"^([+-]?[0-9]*\.?[0-9]+|[+-]?[0-9]+\.)(?:(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])|[eE]([+-]?[0-9]+))?$")
+
+
+class QuantityError(ValueError):
+    """Raised for a string that is not a Kubernetes quantity."""
+
+
+def parse_quantity(value) -> Fraction:
+    """Parse a quantity (str, int or float) into an exact :class:`Fraction` of base units.
+
+    Raises:
+        QuantityError: the value is not a valid quantity.
+    """
+    if isinstance(value, bool):
+        raise QuantityError(f"invalid quantity {value!r}")
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, float):
+        return Fraction(value).limit_denominator(10**9)
+    if not isinstance(value, str):
+        raise QuantityError(f"invalid quantity {value!r}")
+    m = _RE.match(value.strip())
+    if not m:
+        raise QuantityError(f"invalid quantity {value!r}")
+    number, suffix, exponent = m.groups()
+    base = Fraction(number)
+    if exponent is not None:
+        return base * Fraction(10) ** int(exponent)
+    return base * _SUFFIX[suffix or ""]
+
+
+def milli_value(value) -> int:
+    """The quantity in milli-units, rounded up (``0.1`` -> 100, ``1`` -> 1000)."""
+    return math.ceil(parse_quantity(value) * 1000)
+
+
+def int_value(value) -> int:
+    """The quantity in whole units, rounded up (``128Mi`` -> 134217728, ``100m`` -> 1)."""
+    return math.ceil(parse_quantity(value))
+
+
+def format_quantity(amount: Fraction, resource: str) -> str:
+    """Render an amount for ``resource``: CPU in milli-units (``1500m``, ``2``), others BinarySI."""
+    if resource == "cpu":
+        milli = math.ceil(amount * 1000)
+        return str(milli // 1000) if milli % 1000 == 0 else f"{milli}m"
+    whole = math.ceil(amount)
+    if amount != whole:
+        milli = math.ceil(amount * 1000)
+        return f"{milli}m"
+    for suffix in ("Ei", "Pi", "Ti", "Gi", "Mi", "Ki"):
+        unit = int(_SUFFIX[suffix])
+        if whole and whole % unit == 0:
+            return f"{whole // unit}{suffix}"
+    return str(whole)
+
+
+def add_resource_lists(*lists: dict | None) -> dict[str, Fraction]:
+    """Sum ResourceLists (``{"cpu": "1", "memory": "1Gi"}``) into exact fractions per resource."""
+    total: dict[str, Fraction] = {}
+    for rl in lists:
+        for key, val in (rl or {}).items():
+            total[key] = total.get(key, Fraction(0)) + parse_quantity(val)
+    return total
