@@ -1,0 +1,367 @@
+"""Scheduling one binding end to end: eligibility, the reschedule decision, the algorithm, the write-back.
+
+Follows ``pkg/scheduler/scheduler.go`` (``doScheduleBinding``, ``scheduleResourceBinding*``,
+``patchScheduleResultFor*``, ``patchBindingStatusCondition``), ``pkg/scheduler/helper.go``
+(``placementChanged``, ``getAffinityIndex``, ``getConditionByError``), ``pkg/scheduler/event_handler.go``
+(which bindings are handled) and ``pkg/scheduler/core/generic_scheduler.go`` (``Schedule``).
+ResourceBindings and ClusterResourceBindings have the same shape and are handled alike.
+
+karmactl deviations (all for stable files; see the module docs of :mod:`assignment` too):
+
+* ``spec.clusters`` is written sorted by cluster name (upstream's order carries no meaning), and a
+  result equal to the current one as a set of (name, replicas) leaves the list untouched.
+* ``status.lastScheduledTime`` is written on success only when the result changed, when it was
+  missing, or when an explicit reschedule (``rescheduleTriggeredAt``) was pending; upstream stamps it
+  on every successful run, which would rewrite files on every pass.
+* When the scheduler changes ``spec`` it bumps ``metadata.generation`` itself (there is no API server),
+  and a successful run records that new generation in ``schedulerObservedGeneration`` (upstream
+  records the old one and catches up on the next event; this is the same fixpoint, one pass earlier).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from karmactl.api import constants as C
+from karmactl.api.objects import bump_generation, deepcopy, set_condition
+from karmactl.scheduler.assignment import assign_replicas, reschedule_required
+from karmactl.scheduler.estimator import cal_available_replicas
+from karmactl.scheduler.framework import (
+    FitError, SchedulingError, UnschedulableError, run_filter_plugins, run_score_plugins,
+)
+from karmactl.scheduler.plugins import FILTER_PLUGINS, SCORE_PLUGINS
+from karmactl.scheduler.selection import build_cluster_details, select_best_clusters
+from karmactl.scheduler.util import (
+    DIVIDED, DUPLICATED, cluster_name, is_deleting, is_workload, replica_scheduling_type, replicas_of,
+    target_clusters,
+)
+
+MANAGED_BY_LABEL = "binding.karmada.io/managed-by"
+
+
+@dataclass(frozen=True)
+class ScheduleOutcome:
+    """What :func:`schedule_binding` did.
+
+    Attributes:
+        binding: the updated binding (a new dict; ``==`` the input when nothing changed).
+        attempted: whether a scheduling run happened (the 3.2 decision said yes).
+        error: the ``Scheduled`` condition message on failure, else None.
+        filtered: ``{cluster name: first failing filter reason}`` of the last attempt (for ``describe``).
+        result: the chosen targets ``[{"name", "replicas"}]`` sorted by name; empty on failure.
+    """
+
+    binding: dict
+    attempted: bool
+    error: str | None = None
+    filtered: dict[str, str] = field(default_factory=dict)
+    result: list[dict] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------------------------------
+# 3.1 eligibility and 3.2 decision
+
+
+def is_eligible(binding: dict, scheduler_name: str = C.DEFAULT_SCHEDULER_NAME) -> bool:
+    """Whether the scheduler handles ``binding`` at all (``resourceBindingEventFilter``).
+
+    ``spec.schedulerName`` (empty = ``default-scheduler``) must equal ``scheduler_name``,
+    ``spec.suspension.scheduling`` must not be true, the binding must carry a PP/CPP permanent-id label
+    or ``binding.karmada.io/managed-by``, and it must not be deleting.
+    """
+    spec = binding.get("spec") or {}
+    if (spec.get("schedulerName") or C.DEFAULT_SCHEDULER_NAME) != scheduler_name:
+        return False
+    if (spec.get("suspension") or {}).get("scheduling") is True:
+        return False
+    labels = (binding.get("metadata") or {}).get("labels") or {}
+    if not (labels.get(C.PP_PERMANENT_ID_LABEL) or labels.get(C.CPP_PERMANENT_ID_LABEL) or labels.get(MANAGED_BY_LABEL)):
+        return False
+    return not is_deleting(binding)
+
+
+def _normalize(value):
+    """Drop nulls and empty lists/maps so that a Go-marshalled annotation (``omitempty``) and a YAML
+    placement that spells out empty fields compare equal."""
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            v = _normalize(v)
+            if v is None or v == [] or v == {}:
+                continue
+            out[k] = v
+        return out
+    if isinstance(value, list):
+        return [_normalize(v) for v in value]
+    return value
+
+
+def placement_changed(placement: dict, applied: str | None, observed_affinity_name: str) -> bool:
+    """``placementChanged``: whether ``spec.placement`` differs from the applied-placement annotation.
+
+    A missing annotation means changed; an undecodable one means *not* changed (upstream logs and
+    moves on). When only ``clusterAffinities`` differ, only the term named ``observed_affinity_name``
+    is compared (no observed name -> changed).
+    """
+    if not applied:
+        return True
+    try:
+        old = json.loads(applied)
+    except ValueError:
+        return False
+    if not isinstance(old, dict):
+        return False
+    new, old = _normalize(placement or {}), _normalize(old)
+    if new == old:
+        return False
+    for key in ("clusterAffinity", "clusterTolerations", "spreadConstraints", "replicaScheduling"):
+        if new.get(key) != old.get(key):
+            return True
+    if not observed_affinity_name:
+        return True
+
+    def term(p: dict):
+        for t in p.get("clusterAffinities") or []:
+            if t.get("affinityName") == observed_affinity_name:
+                return t
+        return None
+
+    new_term, old_term = term(new), term(old)
+    return new_term is None or old_term is None or new_term != old_term
+
+
+def replicas_changed(spec: dict) -> bool:
+    """``IsBindingReplicasChanged`` (only with ``replicaScheduling`` set): Duplicated -> any target's
+    replicas differ from ``spec.replicas``; Divided -> the sum of target replicas differs."""
+    placement = spec.get("placement") or {}
+    if placement.get("replicaScheduling") is None:
+        return False
+    targets = target_clusters(spec)
+    kind = replica_scheduling_type(placement)
+    if kind == DUPLICATED:
+        return any(t["replicas"] != replicas_of(spec) for t in targets)
+    if kind == DIVIDED:
+        return sum(t["replicas"] for t in targets) != replicas_of(spec)
+    return False
+
+
+def _has_terminating_target(spec: dict, clusters: dict[str, dict]) -> bool:
+    return any(is_deleting(clusters.get(t["name"])) for t in target_clusters(spec))
+
+
+def needs_schedule(binding: dict, clusters: dict[str, dict]) -> bool:
+    """The ``doScheduleBinding`` decision (3.2 items 1-5), first true item wins.
+
+    Args:
+        binding: an RB/CRB dict.
+        clusters: ``{name: Cluster}``, used for item 5 (a target cluster being deleted).
+    """
+    spec = binding.get("spec") or {}
+    status = binding.get("status") or {}
+    placement = spec.get("placement")
+    if placement is None:
+        return False
+    annotations = (binding.get("metadata") or {}).get("annotations") or {}
+    if placement_changed(placement, annotations.get(C.APPLIED_PLACEMENT_ANNOTATION),
+                         status.get("schedulerObservingAffinityName") or ""):
+        return True
+    if replicas_changed(spec):
+        return True
+    if reschedule_required(spec, status):
+        return True
+    if not is_workload(spec) or replica_scheduling_type(placement) == DUPLICATED:
+        return True
+    return _has_terminating_target(spec, clusters)
+
+
+# --------------------------------------------------------------------------------------------------
+# the algorithm (generic_scheduler.Schedule)
+
+
+def run_algorithm(spec: dict, status: dict, clusters: list[dict], *, enable_empty_workload_propagation: bool = False,
+                  diagnosis: dict[str, str] | None = None) -> list[dict]:
+    """One scheduling attempt: filter, score, estimate, select, assign.
+
+    Args:
+        spec, status: the binding's spec and the attempt's status (``schedulerObservingAffinityName``
+            set to the ``clusterAffinities`` term being tried).
+        clusters: every known Cluster (deleting ones are skipped but counted in the FitError total).
+        diagnosis: if given, filled with ``{cluster: first failing filter reason}``.
+
+    Returns:
+        targets ``[{"name", "replicas"}]`` in assignment order.
+
+    Raises:
+        FitError: no cluster passed the filters.
+        UnschedulableError / SchedulingError: selection or assignment failed (message prefixed with
+            ``failed to select clusters: `` or ``failed to assign replicas: ``).
+    """
+    feasible, failures = [], {}
+    for cluster in clusters:
+        if is_deleting(cluster):
+            continue  # never schedule onto a deleting cluster; not reported as a failure
+        result = run_filter_plugins(FILTER_PLUGINS, spec, status, cluster)
+        if result.ok:
+            feasible.append(cluster)
+        else:
+            failures[cluster_name(cluster)] = result.reason
+    if diagnosis is not None:
+        diagnosis.clear()
+        diagnosis.update(failures)
+    if not feasible:
+        raise FitError(len(clusters), failures)
+    scored = [(c, run_score_plugins(SCORE_PLUGINS, spec, c)) for c in feasible]
+    details = build_cluster_details(scored, spec, status, cal_available_replicas(feasible, spec))
+    try:
+        selected = select_best_clusters(spec, details, replicas_of(spec))
+    except SchedulingError as err:
+        raise err.prefixed("failed to select clusters: ") from err
+    try:
+        targets = assign_replicas(selected, spec, status)
+    except SchedulingError as err:
+        raise err.prefixed("failed to assign replicas: ") from err
+    if enable_empty_workload_propagation:
+        present = {t["name"] for t in targets}
+        targets = targets + [{"name": c.name, "replicas": 0} for c in selected if c.name not in present]
+    return targets
+
+
+# --------------------------------------------------------------------------------------------------
+# schedule_binding
+
+
+def _sorted_targets(targets: list[dict]) -> list[dict]:
+    return sorted(({"name": t["name"], "replicas": int(t.get("replicas") or 0)} for t in targets),
+                  key=lambda t: t["name"])
+
+
+def _write_clusters(binding: dict, targets: list[dict]) -> bool:
+    """Set ``spec.clusters`` (name order, ``replicas`` omitted when 0 like Go's omitempty) unless the
+    current list already holds the same (name, replicas) pairs. Returns whether it changed."""
+    spec = binding.setdefault("spec", {})
+    new = _sorted_targets(targets)
+    if _sorted_targets(target_clusters(spec)) == new:
+        return False
+    if new:
+        spec["clusters"] = [{"name": t["name"], "replicas": t["replicas"]} if t["replicas"] else {"name": t["name"]}
+                            for t in new]
+    else:
+        spec.pop("clusters", None)
+    return True
+
+
+def _condition_for(err: SchedulingError | None) -> tuple[str, str, str]:
+    """``getConditionByError``: (status, reason, message) of the ``Scheduled`` condition."""
+    if err is None:
+        return "True", C.REASON_SCHEDULE_SUCCESS, C.MSG_SCHEDULE_SUCCESS
+    if isinstance(err, UnschedulableError):
+        return "False", C.REASON_UNSCHEDULABLE, str(err)
+    if isinstance(err, FitError):
+        return "False", C.REASON_NO_CLUSTER_FIT, str(err)
+    return "False", C.REASON_SCHEDULER_ERROR, str(err)
+
+
+def _affinity_index(terms: list[dict], observed: str) -> int:
+    if not observed:
+        return 0
+    for i, term in enumerate(terms):
+        if term.get("affinityName") == observed:
+            return i
+    return 0
+
+
+def schedule_binding(binding: dict, clusters: list[dict], now: str, *,
+                     enable_empty_workload_propagation: bool = False) -> ScheduleOutcome:
+    """Schedule one RB/CRB as Karmada's scheduler would (section 3 of the semantics reference).
+
+    Args:
+        binding: the binding dict (not modified).
+        clusters: every Cluster object known (deleting ones included).
+        now: the pass's RFC 3339 time, used for ``lastScheduledTime`` and condition transitions.
+        enable_empty_workload_propagation: scheduler flag ``--enable-empty-workload-propagation``.
+
+    Returns:
+        a :class:`ScheduleOutcome`; ``binding`` is a new dict with ``spec.clusters``, the
+        applied-placement annotation, ``status.conditions[Scheduled]``, ``lastScheduledTime``,
+        ``schedulerObservedGeneration`` and ``schedulerObservingAffinityName`` updated as applicable.
+    """
+    new = deepcopy(binding)
+    if not is_eligible(binding):
+        return ScheduleOutcome(binding=new, attempted=False)
+    spec = new.get("spec") or {}
+    old_status = binding.get("status") or {}
+    placement = spec.get("placement")
+    if placement is None:
+        # upstream: "failed to get placement from resourceBinding(...)" and nothing written
+        meta = binding.get("metadata") or {}
+        key = "/".join(p for p in (meta.get("namespace"), meta.get("name")) if p)
+        return ScheduleOutcome(binding=new, attempted=False, error=f"failed to get placement from binding({key})")
+
+    by_name = {cluster_name(c): c for c in clusters}
+    if not needs_schedule(binding, by_name):
+        generation = (new.get("metadata") or {}).get("generation")
+        if generation is not None and old_status.get("schedulerObservedGeneration") != generation:
+            new.setdefault("status", {})["schedulerObservedGeneration"] = generation
+        return ScheduleOutcome(binding=new, attempted=False)
+
+    placement_json = json.dumps(placement, sort_keys=True, separators=(",", ":"))
+    fresh = reschedule_required(spec, old_status)
+    diagnosis: dict[str, str] = {}
+    targets: list[dict] | None = None
+    error: SchedulingError | None = None
+    patch_spec = False
+    observed_name: str | None = None
+
+    if placement.get("clusterAffinities") is not None:
+        terms = placement["clusterAffinities"]
+        index = 0 if fresh else _affinity_index(terms, old_status.get("schedulerObservingAffinityName") or "")
+        first_error: SchedulingError | None = None
+        while index < len(terms):
+            attempt_status = deepcopy(old_status)
+            attempt_status["schedulerObservingAffinityName"] = terms[index].get("affinityName")
+            try:
+                targets = run_algorithm(spec, attempt_status, clusters, diagnosis=diagnosis,
+                                        enable_empty_workload_propagation=enable_empty_workload_propagation)
+                observed_name = terms[index].get("affinityName")
+                break
+            except SchedulingError as err:
+                first_error = first_error or err  # any error moves on to the next term
+                index += 1
+        if targets is not None:
+            patch_spec = True
+        else:
+            # every remaining term failed: the observed term stays; only a FitError clears the result
+            error = first_error
+            if isinstance(first_error, FitError):
+                targets, patch_spec = [], True
+    else:
+        try:
+            targets = run_algorithm(spec, old_status, clusters, diagnosis=diagnosis,
+                                    enable_empty_workload_propagation=enable_empty_workload_propagation)
+        except FitError as err:
+            error, targets = err, []
+        except SchedulingError as err:
+            error = err
+        patch_spec = error is None or isinstance(error, FitError)
+
+    clusters_changed = False
+    if patch_spec:
+        new.setdefault("metadata", {}).setdefault("annotations", {})[C.APPLIED_PLACEMENT_ANNOTATION] = placement_json
+        clusters_changed = _write_clusters(new, targets or [])
+        if new.get("spec") != binding.get("spec"):
+            bump_generation(binding, new)
+
+    status = new.setdefault("status", {})
+    if observed_name is not None and status.get("schedulerObservingAffinityName") != observed_name:
+        status["schedulerObservingAffinityName"] = observed_name
+    cond_status, reason, message = _condition_for(error)
+    set_condition(new, C.COND_SCHEDULED, cond_status, reason, message, now)
+    if error is None:
+        generation = new["metadata"].get("generation") if new.get("metadata") else None
+        if generation is not None and status.get("schedulerObservedGeneration") != generation:
+            status["schedulerObservedGeneration"] = generation
+        if clusters_changed or fresh or not status.get("lastScheduledTime"):
+            status["lastScheduledTime"] = now
+    result = _sorted_targets(targets) if error is None and targets is not None else []
+    return ScheduleOutcome(binding=new, attempted=True, error=None if error is None else str(error),
+                           filtered=dict(diagnosis), result=result)
