@@ -1,0 +1,335 @@
+"""Command implementations (kept apart from argument parsing so tests can call them directly)."""
+from __future__ import annotations
+
+import re
+import sys
+import time
+from pathlib import Path
+
+from karmactl.api.selectors import label_selector_matches
+from karmactl.cli.context import CLIError, Context, ExitCode, err, out
+from karmactl.cli.objects import find, not_found, objects_of, resolve_kind
+from karmactl.cli.printers import describe_text, render
+from karmactl.store.fsio import state_lock
+from karmactl.store.state import InputError, StateStore, key_of, parse_documents, check_object, Source
+
+
+def store_of(c: Context) -> StateStore:
+    return StateStore(c.state)
+
+
+def load_snapshot(c: Context):
+    from karmactl.reconcile import load
+    return load(store_of(c))
+
+
+# ---------------------------------------------------------------------------- apply
+def read_inputs(paths: list[str], recursive: bool) -> list[tuple[dict, str, int, int]]:
+    """Objects from files, directories or stdin: ``[(obj, display, doc_index, line)]``.
+
+    Raises:
+        InputError: unreadable or malformed inputs.
+    """
+    found = []
+    for p in paths:
+        if p == "-":
+            found.extend((o, "<stdin>", i, ln) for o, i, ln in parse_documents(sys.stdin.read(), "<stdin>"))
+            continue
+        path = Path(p)
+        if path.is_dir():
+            files = sorted(f for f in (path.rglob("*") if recursive else path.glob("*"))
+                           if f.is_file() and f.suffix in (".yaml", ".yml", ".json") and not f.name.startswith("."))
+        elif path.is_file():
+            files = [path]
+        else:
+            raise InputError("the path does not exist", p)
+        for f in files:
+            try:
+                text = f.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise InputError(f"cannot read file: {exc}", str(f)) from None
+            found.extend((o, str(f), i, ln) for o, i, ln in parse_documents(text, str(f)))
+    return found
+
+
+def apply_cmd(c: Context, paths: list[str], recursive: bool, dry_run: bool) -> None:
+    from karmactl.reconcile import normalize_object
+    from karmactl.store import edit
+
+    store = store_of(c)
+    with state_lock(store.root) if not dry_run else _nullcontext():
+        index = edit.index_user_objects(store)
+        inputs = read_inputs(paths, recursive)
+        for obj, display, _i, line in inputs:  # CRDs among the inputs define kinds for the rest
+            if obj.get("kind") == "CustomResourceDefinition":
+                store.registry.add_crd(obj)
+        staged = []
+        seen = {}
+        for obj, display, i, line in inputs:
+            info = check_object(obj, store.registry, display, line)
+            key = key_of(obj)
+            if key in seen:
+                raise InputError(f"duplicate object: also in {seen[key]}", display, line, f"{info.kind} {key[3]}")
+            seen[key] = f"{display}:{line}"
+            normalize_object(obj, Source(display, i, line), store.registry)  # validate only; store as written
+            staged.append((info, key, obj))
+        for info, key, obj in staged:
+            ref = f"{info.singular}{'.' + info.group if info.group else ''}/{key[3]}"
+            if key in index:
+                changed = edit.replace_object(store, index[key], obj) if not dry_run else True
+                out(f"{ref} {'configured' if changed else 'unchanged'}{' (dry run)' if dry_run else ''}")
+            else:
+                if not dry_run:
+                    edit.append_new(store, info, obj)
+                out(f"{ref} created{' (dry run)' if dry_run else ''}")
+
+
+class _nullcontext:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+
+# ---------------------------------------------------------------------------- delete
+def delete_cmd(c: Context, kind: str | None, names: list[str], files: list[str], namespace: str,
+               ignore_not_found: bool) -> None:
+    from karmactl.store import edit
+
+    store = store_of(c)
+    with state_lock(store.root):
+        index = edit.index_user_objects(store)
+        targets = []
+        if files:
+            for obj, display, _i, line in read_inputs(files, True):
+                info = check_object(obj, store.registry, display, line)
+                targets.append((info, key_of(obj)))
+        elif kind and names:
+            info = resolve_kind(store.registry, kind)
+            for name in names:
+                targets.append((info, (info.group, info.kind, namespace if info.namespaced else "", name)))
+        else:
+            raise CLIError("you must provide one or more resources by argument or filename (KIND NAME or -f FILE)")
+        missing = []
+        # delete from the highest document index first so indexes of the rest stay valid
+        found = [(info, key, index[key]) for info, key in targets if key in index]
+        missing = [(info, key) for info, key in targets if key not in index]
+        for info, key, src in sorted(found, key=lambda t: (t[2].path, -t[2].index)):
+            edit.remove_object(store, src)
+            out(f'{info.singular}{"." + info.group if info.group else ""} "{key[3]}" deleted')
+        if missing and not ignore_not_found:
+            info, key = missing[0]
+            raise not_found(info, key[3])
+
+
+# ---------------------------------------------------------------------------- get / describe
+def parse_label_selector(text: str) -> dict:
+    """``k=v,k!=v,k,!k,k in (a,b)`` -> a LabelSelector dict.
+
+    Raises:
+        CLIError: unparseable selector.
+    """
+    exprs, labels = [], {}
+    for part in re.split(r",(?![^()]*\))", text):
+        part = part.strip()
+        if not part:
+            continue
+        m = re.match(r"^([\w./-]+)\s+(in|notin)\s+\(([^)]*)\)$", part)
+        if m:
+            exprs.append({"key": m.group(1), "operator": "In" if m.group(2) == "in" else "NotIn",
+                          "values": [v.strip() for v in m.group(3).split(",") if v.strip()]})
+        elif "!=" in part:
+            k, v = part.split("!=", 1)
+            exprs.append({"key": k.strip(), "operator": "NotIn", "values": [v.strip()]})
+        elif "=" in part:
+            k, v = part.split("==", 1) if "==" in part else part.split("=", 1)
+            labels[k.strip()] = v.strip()
+        elif part.startswith("!"):
+            exprs.append({"key": part[1:], "operator": "DoesNotExist"})
+        elif re.match(r"^[\w./-]+$", part):
+            exprs.append({"key": part, "operator": "Exists"})
+        else:
+            raise CLIError(f'unable to parse requirement: "{part}"')
+    return {"matchLabels": labels, "matchExpressions": exprs}
+
+
+def get_cmd(c: Context, kind: str, name: str | None, namespace: str, all_namespaces: bool, output: str | None,
+            selector: str | None, scope: str, clusters: str | None, ignore_not_found: bool) -> None:
+    if scope not in ("karmada", "members", "all"):
+        raise CLIError(f'invalid --operation-scope "{scope}": must be karmada, members or all')
+    if clusters and scope == "karmada":
+        raise CLIError("--clusters is only allowed with --operation-scope members or all")
+    snap = load_snapshot(c)
+    info = resolve_kind(snap, kind)
+    rows: list[tuple] = []
+    if scope in ("karmada", "all"):
+        if name:
+            obj = find(snap, info, name, namespace)
+            if obj is not None:
+                rows.append((info, obj, "Karmada"))
+        else:
+            sel = parse_label_selector(selector) if selector else None
+            for obj in objects_of(snap, info):
+                if info.namespaced and not all_namespaces and obj["metadata"].get("namespace") != namespace:
+                    continue
+                if sel is not None and not label_selector_matches(sel, obj["metadata"].get("labels")):
+                    continue
+                rows.append((info, obj, "Karmada"))
+    member_errors = []
+    if scope in ("members", "all"):
+        from karmactl.cli.members_view import member_rows
+        mrows, member_errors = member_rows(c, snap, info, name, namespace, all_namespaces, selector, clusters)
+        rows.extend(mrows)
+    for e in member_errors:
+        err(e)
+    if not rows:
+        if name and not ignore_not_found:
+            raise not_found(info, name)
+        if not name and output in (None, "", "wide"):
+            err(f"No resources found in {namespace} namespace." if info.namespaced and not all_namespaces
+                else "No resources found")
+            return
+    extra = None
+    if scope != "karmada" and output in (None, "", "wide"):
+        extra = [(1, "CLUSTER", lambda o: o.get("__cluster__", "Karmada")),
+                 (None, "ADOPTION", lambda o: o.get("__adoption__", "-"))]
+        rows = [(i, dict(o, __cluster__=cl, __adoption__=("-" if cl == "Karmada" else
+                 ("Y" if (o["metadata"].get("labels") or {}).get("karmada.io/managed") == "true" else "N")))) for i, o, cl in rows]
+    else:
+        rows = [(i, o) for i, o, _cl in rows]
+    try:
+        text = render(rows, output, c.now, single=bool(name) and len(rows) == 1, namespaces=all_namespaces, extra=extra)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    sys.stdout.write(text)
+    if member_errors:
+        raise CLIError("some member clusters could not be read", ExitCode.MEMBER_FAILURE)
+
+
+def describe_cmd(c: Context, kind: str, name: str | None, namespace: str, all_namespaces: bool) -> None:
+    snap = load_snapshot(c)
+    info = resolve_kind(snap, kind)
+    if name:
+        obj = find(snap, info, name, namespace)
+        if obj is None:
+            raise not_found(info, name)
+        objs = [obj]
+    else:
+        objs = [o for o in objects_of(snap, info)
+                if all_namespaces or not info.namespaced or o["metadata"].get("namespace") == namespace]
+    from karmactl.cli.describers import describe_extra
+    texts = [describe_text(o) + describe_extra(snap, info, o, c.now) for o in objs]
+    sys.stdout.write("\n\n".join(t.rstrip("\n") for t in texts) + ("\n" if texts else ""))
+
+
+# ---------------------------------------------------------------------------- reconcile / plan
+def parse_duration(text: str) -> float:
+    """``90s``, ``5m``, ``1h30m``, ``10`` (seconds) -> seconds.
+
+    Raises:
+        CLIError: not a duration.
+    """
+    m = re.fullmatch(r"(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s?)?", text.strip())
+    if not m or not any(m.groups()):
+        raise CLIError(f'invalid duration "{text}" (examples: 90s, 5m, 1h)')
+    h, mi, s = m.groups()
+    return int(h or 0) * 3600 + int(mi or 0) * 60 + float(s or 0)
+
+
+def _members_layer(c: Context, offline: bool):
+    if offline:
+        return None
+    try:
+        from karmactl.members.layer import MemberLayer
+    except ModuleNotFoundError:
+        raise CLIError("member support is not installed; use --offline") from None
+    return MemberLayer.from_context(c)
+
+
+def reconcile_cmd(c: Context, offline: bool, dry_run: bool, wait: bool, timeout: str) -> None:
+    from karmactl.reconcile import RunOptions, run
+
+    store = store_of(c)
+    deadline = time.monotonic() + parse_duration(timeout) if wait else None
+    members = _members_layer(c, offline)
+    with state_lock(store.root) if not dry_run else _nullcontext():
+        attempt = 0
+        while True:
+            attempt += 1
+            now = c.now if attempt == 1 else _wall_now(c)
+            report = run(store, RunOptions(now=now, offline=offline, dry_run=dry_run), members)
+            _print_report(c, report, dry_run)
+            if not wait or dry_run or not report.changes:
+                break
+            if time.monotonic() > deadline:
+                raise CLIError(f"timed out after {timeout} waiting for the state to converge", ExitCode.NOT_CONVERGED)
+            time.sleep(1.0)
+    if report.member_errors:
+        raise CLIError(f"{len(report.member_errors)} member cluster(s) failed: " +
+                       ", ".join(sorted(report.member_errors)), ExitCode.MEMBER_FAILURE)
+
+
+def _wall_now(c: Context) -> str:
+    """Later runs of --wait read the wall clock again, unless --now pinned it."""
+    if c.now_text:
+        return c.now
+    from datetime import datetime, timezone
+    from karmactl.api.objects import format_time
+    return format_time(datetime.now(timezone.utc))
+
+
+def _print_report(c: Context, report, dry_run: bool) -> None:
+    for w in report.warnings:
+        err(f"warning: {w}")
+    for e in report.events:
+        err(e)
+    for cluster, msg in sorted(report.member_errors.items()):
+        err(f"member {cluster}: {msg}")
+    if dry_run:
+        for action, path in report.changes:
+            out(f"{action:7} {path}")
+        err(f"dry run: {len(report.changes)} change(s) planned, nothing written")
+    else:
+        if c.verbose:
+            for action, path in report.changes:
+                err(f"{action:7} {path}")
+        err(f"reconciled: {len(report.changes)} file(s) changed in {report.passes} pass(es)")
+
+
+def plan_cmd(c: Context, offline: bool) -> None:
+    from karmactl.reconcile import RunOptions, run
+
+    report = run(store_of(c), RunOptions(now=c.now, offline=offline, dry_run=True), _members_layer(c, offline))
+    for w in report.warnings:
+        err(f"warning: {w}")
+    for action, path in report.changes:
+        out(f"{action:7} {path}")
+    if report.changes:
+        raise SystemExit(int(ExitCode.CHANGES))
+
+
+# ---------------------------------------------------------------------------- cluster condition
+def condition_cmd(c: Context, name: str, ctype: str, status: str | None, reason: str | None, message: str | None) -> None:
+    from karmactl.controllers import cluster_status
+    from karmactl.store import yamlio
+    from karmactl.store.fsio import write_atomic
+
+    if not re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9_.\-/]*[A-Za-z0-9])?", ctype):
+        raise CLIError(f'invalid condition type "{ctype}"')
+    if reason is not None and not re.fullmatch(r"[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?", reason):
+        raise CLIError(f'invalid --reason "{reason}": must be CamelCase (letters, digits, _ , :)')
+    store = store_of(c)
+    with state_lock(store.root):
+        snap = load_snapshot(c)
+        key = ("cluster.karmada.io", "Cluster", "", name)
+        cluster = snap.user.get(key)
+        if cluster is None:
+            raise not_found(resolve_kind(snap, "cluster"), name)
+        # fold any newer report from the file in first, so this one is the newest
+        overlay = cluster_status.ingest_file_status(key, cluster, snap.overlays.get(key), c.now)
+        new = cluster_status.report_condition(key, cluster, overlay, ctype, status, reason, message, c.now)
+        if new != snap.overlays.get(key):
+            write_atomic(store.computed_path(key), yamlio.dump(new))
+    verb = "set" if status is not None else "unset"
+    out(f"cluster.cluster.karmada.io/{name} condition {ctype} {verb}")

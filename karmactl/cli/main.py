@@ -1,0 +1,210 @@
+"""The ``karmactl`` command line (typer), kubectl and karmadactl conventions (DESIGN §5).
+
+Data goes to stdout; progress, warnings and errors to stderr. Every failure is a one-line
+``error: ...`` with an exit code from :class:`~karmactl.cli.context.ExitCode`; no traceback reaches
+the user (``-v`` shows one for internal errors).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from karmactl.cli.context import CLIError, Context, ExitCode, err, out
+
+app = typer.Typer(name="karmactl", no_args_is_help=True, add_completion=False, rich_markup_mode=None,
+                  context_settings={"help_option_names": ["-h", "--help"]},
+                  help="Karmada-style multi-cluster propagation from a state directory: apply Karmada YAML, "
+                       "reconcile bindings and Works, propagate to member clusters.")
+cluster_app = typer.Typer(no_args_is_help=True, help="Cluster operations (conditions).")
+condition_app = typer.Typer(no_args_is_help=True, help="Record or remove a condition on a Cluster's status.")
+cluster_app.add_typer(condition_app, name="condition")
+app.add_typer(cluster_app, name="cluster")
+
+
+def ctx_of(ctx: typer.Context) -> Context:
+    return ctx.obj
+
+
+@app.callback()
+def main(ctx: typer.Context,
+         state: Path = typer.Option(Path("state"), "--state", envvar="KARMACTL_STATE", help="State directory."),
+         now: Optional[str] = typer.Option(None, "--now", help="Pin the clock (RFC 3339), e.g. 2026-01-01T00:00:00Z."),
+         verbose: int = typer.Option(0, "-v", "--verbose", count=True, help="More output on stderr.")):
+    ctx.obj = Context(state=state, now_text=now, verbose=verbose)
+
+
+# ---------------------------------------------------------------------------- apply / delete
+@app.command()
+def apply(ctx: typer.Context,
+          filename: List[str] = typer.Option(..., "-f", "--filename", help="File, directory or - for stdin (repeatable)."),
+          recursive: bool = typer.Option(True, "-R", "--recursive", help="Walk directories recursively."),
+          dry_run: bool = typer.Option(False, "--dry-run", help="Only print what would change.")):
+    """Store every object found in the given YAML files in the state directory (kubectl apply)."""
+    from karmactl.cli.commands import apply_cmd
+    apply_cmd(ctx_of(ctx), filename, recursive, dry_run)
+
+
+@app.command()
+def delete(ctx: typer.Context,
+           kind: Optional[str] = typer.Argument(None, help="Resource type (deploy, pp, cluster...)."),
+           names: Optional[List[str]] = typer.Argument(None, help="Names."),
+           filename: Optional[List[str]] = typer.Option(None, "-f", "--filename", help="Delete the objects in these files."),
+           namespace: str = typer.Option("default", "-n", "--namespace"),
+           ignore_not_found: bool = typer.Option(False, "--ignore-not-found")):
+    """Remove objects from the state directory (the next reconcile removes what they propagated)."""
+    from karmactl.cli.commands import delete_cmd
+    delete_cmd(ctx_of(ctx), kind, names or [], filename or [], namespace, ignore_not_found)
+
+
+# ---------------------------------------------------------------------------- get / describe
+@app.command()
+def get(ctx: typer.Context,
+        kind: str = typer.Argument(..., help="Resource type (cluster, pp, rb, work, deploy, ...)."),
+        name: Optional[str] = typer.Argument(None),
+        namespace: str = typer.Option("default", "-n", "--namespace"),
+        all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces"),
+        output: Optional[str] = typer.Option(None, "-o", "--output", help="yaml|json|name|wide|jsonpath=..."),
+        selector: Optional[str] = typer.Option(None, "-l", "--selector", help="Label selector (k=v,k!=v,k)."),
+        operation_scope: str = typer.Option("karmada", "-s", "--operation-scope", help="karmada|members|all"),
+        clusters: Optional[str] = typer.Option(None, "-C", "--clusters", help="Member clusters (with members/all)."),
+        ignore_not_found: bool = typer.Option(False, "--ignore-not-found")):
+    """Display objects: the state directory's (status merged) and, with --operation-scope, the members'."""
+    from karmactl.cli.commands import get_cmd
+    get_cmd(ctx_of(ctx), kind, name, namespace, all_namespaces, output, selector, operation_scope, clusters, ignore_not_found)
+
+
+@app.command()
+def describe(ctx: typer.Context, kind: str = typer.Argument(...), name: Optional[str] = typer.Argument(None),
+             namespace: str = typer.Option("default", "-n", "--namespace"),
+             all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces")):
+    """Show an object in detail."""
+    from karmactl.cli.commands import describe_cmd
+    describe_cmd(ctx_of(ctx), kind, name, namespace, all_namespaces)
+
+
+# ---------------------------------------------------------------------------- reconcile / plan
+@app.command()
+def reconcile(ctx: typer.Context,
+              offline: bool = typer.Option(False, "--offline", help="Never contact members; trust Cluster status in the files."),
+              dry_run: bool = typer.Option(False, "--dry-run", help="Print what would change; write nothing."),
+              wait: bool = typer.Option(False, "--wait", help="Repeat runs until nothing changes."),
+              timeout: str = typer.Option("5m", "--timeout", help="With --wait: give up after this long (e.g. 90s, 5m).")):
+    """Run the control plane once: detector, scheduler, controllers, execution on members, status."""
+    from karmactl.cli.commands import reconcile_cmd
+    reconcile_cmd(ctx_of(ctx), offline, dry_run, wait, timeout)
+
+
+@app.command()
+def plan(ctx: typer.Context, offline: bool = typer.Option(True, "--offline/--online")):
+    """What a reconcile would change (exit 0 nothing, 1 changes, >1 error)."""
+    from karmactl.cli.commands import plan_cmd
+    plan_cmd(ctx_of(ctx), offline)
+
+
+app.command(name="diff", help="Alias of plan.")(plan)
+
+
+# ---------------------------------------------------------------------------- cluster condition
+@condition_app.command("set")
+def condition_set(ctx: typer.Context, name: str = typer.Argument(..., help="Cluster name."),
+                  condition: str = typer.Argument(..., help="TYPE=True|False|Unknown"),
+                  reason: Optional[str] = typer.Option(None, "--reason"),
+                  message: Optional[str] = typer.Option(None, "--message")):
+    """Record a condition on a Cluster's status, as the member's own report would."""
+    from karmactl.cli.commands import condition_cmd
+    if "=" not in condition:
+        raise CLIError(f'invalid condition "{condition}": expected TYPE=True|False|Unknown')
+    ctype, status = condition.split("=", 1)
+    if status not in ("True", "False", "Unknown"):
+        raise CLIError(f'invalid condition status "{status}": must be True, False or Unknown')
+    condition_cmd(ctx_of(ctx), name, ctype, status, reason, message)
+
+
+@condition_app.command("unset")
+def condition_unset(ctx: typer.Context, name: str = typer.Argument(...), ctype: str = typer.Argument(..., metavar="TYPE")):
+    """Remove a condition from a Cluster's status."""
+    from karmactl.cli.commands import condition_cmd
+    condition_cmd(ctx_of(ctx), name, ctype, None, None, None)
+
+
+# ---------------------------------------------------------------------------- completion
+@app.command()
+def completion(shell: str = typer.Argument(..., help="bash, zsh or fish")):
+    """Print a shell completion script (e.g. `source <(karmactl completion bash)`)."""
+    import click
+    from click.shell_completion import get_completion_class
+
+    cls = get_completion_class(shell)
+    if cls is None:
+        raise CLIError(f'unsupported shell "{shell}": use bash, zsh or fish')
+    command = typer.main.get_command(app)
+    out(cls(command, {}, "karmactl", "_KARMACTL_COMPLETE").source())
+    del click
+
+
+def _register_extra_commands():
+    """Commands living in their own modules register themselves here (members, suspension, ...)."""
+    import importlib
+    for module in ("karmactl.cli.members_cmds", "karmactl.cli.ops_cmds"):
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+            continue
+        mod.register(app)
+
+
+_register_extra_commands()
+
+
+def run(argv: list[str] | None = None) -> None:
+    """Console-script entry point: runs the app and maps errors to exit codes."""
+    sys.exit(main_exit_code(argv))
+
+
+def main_exit_code(argv: list[str] | None = None) -> int:
+    from karmactl.reconcile import NotConvergedError
+    from karmactl.store.fsio import StateLockedError
+    from karmactl.store.state import InputError
+
+    verbose = "-v" in (argv if argv is not None else sys.argv[1:])
+    try:
+        app(args=argv, prog_name="karmactl", standalone_mode=False)
+        return int(ExitCode.OK)
+    except SystemExit as exc:  # typer.Exit inside commands
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 1
+    except CLIError as exc:
+        err(str(exc) if str(exc).startswith("Error from server") else f"error: {exc}")
+        return int(exc.code)
+    except InputError as exc:
+        err(f"error: {exc}")
+        return int(ExitCode.INPUT_ERROR)
+    except StateLockedError as exc:
+        err(f"error: {exc}")
+        return int(ExitCode.LOCKED)
+    except NotConvergedError as exc:
+        err(f"error: {exc}")
+        return int(ExitCode.NOT_CONVERGED)
+    except KeyboardInterrupt:
+        err("interrupted")
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback for users
+        import click
+        if isinstance(exc, click.exceptions.Exit):
+            return int(exc.exit_code)
+        if isinstance(exc, click.exceptions.Abort):
+            err("aborted")
+            return 1
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            return int(ExitCode.INPUT_ERROR)
+        if verbose or os.environ.get("KARMACTL_DEBUG"):
+            traceback.print_exc()
+        err(f"error: internal error: {type(exc).__name__}: {exc} (run with -v for details; this is a bug)")
+        return 70

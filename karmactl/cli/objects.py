@@ -1,0 +1,45 @@
+"""Looking objects up for commands: kind resolution and the merged view of a snapshot."""
+from __future__ import annotations
+
+from karmactl.api.kinds import KindInfo
+from karmactl.cli.context import CLIError, ExitCode
+from karmactl.controllers.templates import merged_view
+from karmactl.store.state import Snapshot
+
+
+def resolve_kind(snap_or_registry, name: str) -> KindInfo:
+    """KindInfo for a command-line resource name (``deploy``, ``rb``, ``works``...).
+
+    Raises:
+        CLIError: unknown resource type (exit 2), with kubectl's wording.
+    """
+    registry = getattr(snap_or_registry, "registry", snap_or_registry)
+    info = registry.resolve(name)
+    if info is None:
+        raise CLIError(f'the server doesn\'t have a resource type "{name}"', ExitCode.INPUT_ERROR)
+    return info
+
+
+def objects_of(snap: Snapshot, info: KindInfo) -> list[dict]:
+    """Every object of a kind as ``get`` shows it (status and computed metadata merged), by key."""
+    gk = (info.group, info.kind)
+    if gk in (("work.karmada.io", "ResourceBinding"), ("work.karmada.io", "ClusterResourceBinding")):
+        source = {k: v for k, v in snap.bindings.items() if k[1] == info.kind}
+    elif gk == ("work.karmada.io", "Work"):
+        source = snap.works
+    else:
+        source = {k: merged_view(v, snap.overlays.get(k)) for k, v in snap.user.items() if k[:2] == gk}
+    return [source[k] for k in sorted(source)]
+
+
+def find(snap: Snapshot, info: KindInfo, name: str, namespace: str) -> dict | None:
+    ns = namespace if info.namespaced else ""
+    for obj in objects_of(snap, info):
+        m = obj["metadata"]
+        if m["name"] == name and (m.get("namespace") or "") == ns:
+            return obj
+    return None
+
+
+def not_found(info: KindInfo, name: str) -> CLIError:
+    return CLIError(f'Error from server (NotFound): {info.resource_ref} "{name}" not found', ExitCode.NOT_FOUND)

@@ -1,0 +1,304 @@
+"""Output: kubectl-style tables with Karmada's printer columns, and -o yaml|json|name|wide|jsonpath.
+
+Columns follow the CRDs' ``additionalPrinterColumns`` and the aggregated API server's table for
+Clusters (semantics §11.4); built-in kinds use kubectl's standard columns.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from karmactl.api.kinds import KindInfo
+from karmactl.api.objects import parse_time
+from karmactl.store import yamlio
+
+
+def human_age(created: str | None, now: str) -> str:
+    """kubectl's human duration (``32m``, ``2d3h``, ``45s``); ``<unknown>`` without a timestamp."""
+    if not created:
+        return "<unknown>"
+    try:
+        secs = int((parse_time(now) - parse_time(created)).total_seconds())
+    except ValueError:
+        return "<unknown>"
+    if secs < 0:
+        return "0s"
+    if secs < 120:
+        return f"{secs}s"
+    minutes = secs // 60
+    if minutes < 10:
+        s = secs % 60
+        return f"{minutes}m{s}s" if s else f"{minutes}m"
+    if minutes < 180:
+        return f"{minutes}m"
+    hours = minutes // 60
+    if hours < 8:
+        m = minutes % 60
+        return f"{hours}h{m}m" if m else f"{hours}h"
+    if hours < 48:
+        return f"{hours}h"
+    days = hours // 24
+    if days < 8:
+        h = hours % 24
+        return f"{days}d{h}h" if h else f"{days}d"
+    if days < 365 * 2:
+        return f"{days}d"
+    return f"{days // 365}y"
+
+
+def _cond(obj: dict, ctype: str, default: str = "") -> str:
+    for c in (obj.get("status") or {}).get("conditions") or []:
+        if c.get("type") == ctype:
+            return str(c.get("status", ""))
+    return default
+
+
+def _or_none(value) -> str:
+    return str(value) if value not in (None, "", []) else "<none>"
+
+
+def columns_for(info: KindInfo, wide: bool):
+    """``[(HEADER, f(obj, now) -> str)]`` for a kind (NAME and AGE included)."""
+    age = ("AGE", lambda o, now: human_age((o.get("metadata") or {}).get("creationTimestamp"), now))
+    name = ("NAME", lambda o, now: o["metadata"]["name"])
+    k = info.kind
+    st = lambda o: o.get("status") or {}
+    sp = lambda o: o.get("spec") or {}
+    if k in ("PropagationPolicy", "ClusterPropagationPolicy"):
+        return [name, ("CONFLICT-RESOLUTION", lambda o, n: str(sp(o).get("conflictResolution", ""))),
+                ("PRIORITY", lambda o, n: str(sp(o).get("priority", 0))), age]
+    if k in ("ResourceBinding", "ClusterResourceBinding"):
+        return [name, ("SCHEDULED", lambda o, n: _cond(o, "Scheduled")),
+                ("FULLYAPPLIED", lambda o, n: _cond(o, "FullyApplied")), age]
+    if k == "Work":
+        cols = [name, ("WORKLOAD-KIND", lambda o, n: ",".join(m.get("kind", "") for m in (sp(o).get("workload") or {}).get("manifests") or [])),
+                ("APPLIED", lambda o, n: _cond(o, "Applied"))]
+        if wide:
+            cols.append(("DISPATCHING", lambda o, n: _cond(o, "Dispatching")))
+        return cols + [age]
+    if k == "Cluster":
+        cols = [name, ("VERSION", lambda o, n: str(st(o).get("kubernetesVersion", ""))),
+                ("MODE", lambda o, n: str(sp(o).get("syncMode", ""))),
+                ("READY", lambda o, n: _cond(o, "Ready", "Unknown")), age]
+        if wide:
+            cols += [("ZONES", lambda o, n: _or_none(",".join(sp(o).get("zones") or []))),
+                     ("REGION", lambda o, n: _or_none(sp(o).get("region"))),
+                     ("PROVIDER", lambda o, n: _or_none(sp(o).get("provider"))),
+                     ("API-ENDPOINT", lambda o, n: str(sp(o).get("apiEndpoint", ""))),
+                     ("PROXY-URL", lambda o, n: _or_none(sp(o).get("proxyURL"))),
+                     ("REMEDY-ACTIONS", lambda o, n: _or_none(",".join(st(o).get("remedyActions") or [])))]
+        return cols
+    if k == "MultiClusterIngress":
+        return [name, ("TRAFFIC-BLOCKED", lambda o, n: _or_none(",".join(st(o).get("trafficBlockClusters") or []))), age]
+    if k in ("Deployment", "StatefulSet", "ReplicaSet"):
+        cols = [name, ("READY", lambda o, n: f"{st(o).get('readyReplicas', 0)}/{sp(o).get('replicas', 1 if 'replicas' not in sp(o) else 0)}")]
+        if k == "Deployment":
+            cols += [("UP-TO-DATE", lambda o, n: str(st(o).get("updatedReplicas", 0))),
+                     ("AVAILABLE", lambda o, n: str(st(o).get("availableReplicas", 0)))]
+        cols.append(age)
+        if wide:
+            tmpl = lambda o: ((sp(o).get("template") or {}).get("spec") or {}).get("containers") or []
+            cols += [("CONTAINERS", lambda o, n: ",".join(c.get("name", "") for c in tmpl(o))),
+                     ("IMAGES", lambda o, n: ",".join(c.get("image", "") for c in tmpl(o)))]
+        return cols
+    if k == "Service":
+        return [name, ("TYPE", lambda o, n: str(sp(o).get("type", "ClusterIP"))),
+                ("CLUSTER-IP", lambda o, n: str(sp(o).get("clusterIP", "<none>"))),
+                ("PORT(S)", lambda o, n: ",".join(f"{p.get('port')}/{p.get('protocol', 'TCP')}" for p in sp(o).get("ports") or []) or "<none>"),
+                age]
+    if k == "Pod":
+        return [name, ("STATUS", lambda o, n: str(st(o).get("phase", "Pending"))), age]
+    return [name, age]
+
+
+def render_table(rows: list[tuple[KindInfo, dict]], now: str, wide: bool = False, namespaces: bool = False,
+                 extra: list | None = None) -> str:
+    """A kubectl table for objects of one kind (NAMESPACE first with ``-A``).
+
+    Args:
+        extra: optional ``[(position, HEADER, f(obj) -> str)]`` inserted columns (CLUSTER, ADOPTION).
+    """
+    if not rows:
+        return ""
+    info = rows[0][0]
+    cols = list(columns_for(info, wide))
+    for pos, header, fn in extra or []:
+        col = (header, lambda o, n, fn=fn: fn(o))
+        if pos is None:
+            cols.append(col)
+        else:
+            cols.insert(pos, col)
+    if namespaces and info.namespaced:
+        cols.insert(0, ("NAMESPACE", lambda o, n: (o.get("metadata") or {}).get("namespace", "")))
+    table = [[h for h, _ in cols]]
+    for _info, obj in rows:
+        table.append([fn(obj, now) for _, fn in cols])
+    widths = [max(len(r[i]) for r in table) for i in range(len(cols))]
+    lines = ["   ".join(cell.ljust(widths[i]) for i, cell in enumerate(r)).rstrip() for r in table]
+    return "\n".join(lines) + "\n"
+
+
+def as_list(objs: list[dict]) -> dict:
+    return {"apiVersion": "v1", "kind": "List", "items": objs, "metadata": {"resourceVersion": ""}}
+
+
+def render(objs: list[tuple[KindInfo, dict]], fmt: str | None, now: str, single: bool, namespaces: bool = False,
+           extra: list | None = None) -> str:
+    """Render objects in an ``-o`` format (None = table).
+
+    Raises:
+        ValueError: unknown format or a bad jsonpath template.
+    """
+    plain = [o for _, o in objs]
+    if fmt in (None, "", "wide"):
+        return render_table(objs, now, wide=fmt == "wide", namespaces=namespaces, extra=extra)
+    if fmt == "json":
+        return json.dumps(plain[0] if single else as_list(plain), indent=4) + "\n"
+    if fmt == "yaml":
+        return yamlio.dump(plain[0] if single else as_list(plain))
+    if fmt == "name":
+        return "".join(f"{info.singular}{'.' + info.group if info.group else ''}/{o['metadata']['name']}\n" for info, o in objs)
+    if fmt.startswith("jsonpath="):
+        data = plain[0] if single else as_list(plain)
+        return jsonpath_render(fmt[len("jsonpath="):], data)
+    raise ValueError(f'unable to match a printer suitable for the output format "{fmt}", allowed formats are: json,jsonpath,name,wide,yaml')
+
+
+_TOKEN = re.compile(r"\{([^{}]*)\}")
+
+
+def jsonpath_render(template: str, data) -> str:
+    """kubectl's JSONPath template subset: ``{.a.b}``, ``[n]``, ``[*]``, ``[?(@.k=="v")]``, literal text.
+
+    Raises:
+        ValueError: an expression that cannot be parsed.
+    """
+    out = []
+    pos = 0
+    for m in _TOKEN.finditer(template):
+        out.append(template[pos:m.start()])
+        expr = m.group(1).strip()
+        values = _jsonpath_eval(expr, data)
+        out.append(" ".join(_scalar(v) for v in values))
+        pos = m.end()
+    out.append(template[pos:])
+    return "".join(out).replace("\\n", "\n").replace("\\t", "\t")
+
+
+def _scalar(v) -> str:
+    if isinstance(v, (dict, list)):
+        return json.dumps(v)
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return "" if v is None else str(v)
+
+
+_STEP = re.compile(r'\.([A-Za-z0-9_\-/\\.]+?)(?=\.|\[|$)|\[(\*|-?\d+)\]|\[\?\(@\.([A-Za-z0-9_.\-]+)\s*==\s*["\']([^"\']*)["\']\)\]')
+
+
+def _jsonpath_eval(expr: str, data) -> list:
+    if expr in ("", "$", "."):
+        return [data]
+    if expr.startswith("$"):
+        expr = expr[1:]
+    cur = [data]
+    pos = 0
+    while pos < len(expr):
+        m = _STEP.match(expr, pos)
+        if not m:
+            raise ValueError(f"unrecognized jsonpath expression: {{{expr}}}")
+        field, index, fkey, fval = m.groups()
+        nxt = []
+        for item in cur:
+            if field is not None:
+                field_name = field.replace("\\.", ".")
+                if isinstance(item, dict) and field_name in item:
+                    nxt.append(item[field_name])
+            elif index is not None:
+                if isinstance(item, list):
+                    if index == "*":
+                        nxt.extend(item)
+                    elif -len(item) <= int(index) < len(item):
+                        nxt.append(item[int(index)])
+                elif isinstance(item, dict) and index == "*":
+                    nxt.extend(item.values())
+            else:
+                if isinstance(item, list):
+                    for el in item:
+                        v = el
+                        for part in fkey.split("."):
+                            v = v.get(part) if isinstance(v, dict) else None
+                        if v is not None and _scalar(v) == fval:
+                            nxt.append(el)
+        cur = nxt
+        pos = m.end()
+    return cur
+
+
+def describe_text(obj: dict, events: list[str] | None = None) -> str:
+    """kubectl describe's layout for custom resources: Name, Namespace, Labels, Annotations, then the
+    object's fields as an indented ``Key:  value`` tree."""
+    m = obj.get("metadata") or {}
+    lines = [f"Name:         {m.get('name', '')}"]
+    if m.get("namespace"):
+        lines.append(f"Namespace:    {m['namespace']}")
+    for title, data in (("Labels", m.get("labels")), ("Annotations", m.get("annotations"))):
+        if data:
+            items = sorted(data.items())
+            lines.append(f"{title + ':':<14}{items[0][0]}: {items[0][1]}" if title == "Annotations" else f"{title + ':':<14}{items[0][0]}={items[0][1]}")
+            for k, v in items[1:]:
+                lines.append(" " * 14 + (f"{k}: {v}" if title == "Annotations" else f"{k}={v}"))
+        else:
+            lines.append(f"{title + ':':<14}<none>")
+    lines.append(f"API Version:  {obj.get('apiVersion', '')}")
+    lines.append(f"Kind:         {obj.get('kind', '')}")
+    meta_rest = {k: v for k, v in m.items() if k not in ("name", "namespace", "labels", "annotations")}
+    if meta_rest:
+        lines.append("Metadata:")
+        _tree(meta_rest, 1, lines)
+    for section in ("spec", "status"):
+        if obj.get(section) not in (None, {}):
+            lines.append(f"{section.capitalize()}:")
+            _tree(obj[section], 1, lines)
+    for k, v in obj.items():
+        if k not in ("apiVersion", "kind", "metadata", "spec", "status") and v not in (None, {}):
+            lines.append(f"{_title(k)}:")
+            _tree(v, 1, lines)
+    lines.append("Events:       " + ("" if events else "<none>"))
+    for e in events or []:
+        lines.append(f"  {e}")
+    return "\n".join(lines) + "\n"
+
+
+def _title(key: str) -> str:
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", key)
+    return " ".join(w[:1].upper() + w[1:] for w in words.split(" "))
+
+
+def _tree(value, depth: int, lines: list[str]) -> None:
+    pad = "  " * depth
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, (dict, list)) and v:
+                lines.append(f"{pad}{_title(str(k))}:")
+                _tree(v, depth + 1, lines)
+            else:
+                lines.append(f"{pad}{_title(str(k))}:{' ' * max(1, 2)}{_scalar(v) if not isinstance(v, (dict, list)) else ''}".rstrip())
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, dict):
+                first = True
+                for k, v in item.items():
+                    prefix = f"{pad}{_title(str(k))}:"
+                    if isinstance(v, (dict, list)) and v:
+                        lines.append(prefix)
+                        _tree(v, depth + 1, lines)
+                    else:
+                        lines.append(f"{prefix}  {_scalar(v)}".rstrip())
+                    first = False
+                if not first:
+                    pass
+            else:
+                lines.append(f"{pad}{_scalar(item)}")
+    else:
+        lines.append(f"{pad}{_scalar(value)}")

@@ -1,0 +1,262 @@
+"""Binding controller: one Work per target cluster, orphan Works removed.
+
+Follows ``pkg/controllers/binding/binding_controller.go``, ``common.go`` and
+``pkg/controllers/ctrlutil/work.go`` (semantics §5.3, §9.1, §9.2):
+
+* targets are ``spec.clusters`` plus clusters listed only in ``spec.requiredBy``;
+* Works of eviction-task clusters whose purgeMode is not ``Directly`` are kept as they are
+  (not re-rendered), every other Work of the binding outside the targets is an orphan;
+* while a Work still exists in a ``Directly`` eviction cluster, no Work of the binding is rendered;
+* the rendered manifest gets the replica revision, the Job completion split, the overrides (the
+  seam :class:`OverrideHook`), Karmada's linking labels and annotations, and is pruned.
+
+Deleting a Work is requested by returning it with ``metadata.deletionTimestamp`` set (when it may
+still have a member copy) or as None (when it was never applied, so nothing is left to clean up);
+the execution controller deletes member copies and drops the Work.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from karmactl.api import constants as C
+from karmactl.api.objects import bump_generation, deepcopy, get_condition, permanent_id
+from karmactl.controllers.names import cluster_of_execution_namespace, execution_namespace, work_name
+
+
+@dataclass
+class RenderHooks:
+    """The pure functions Work rendering needs (the interpreter and the override seam).
+
+    Attributes:
+        revise_replica: ``f(obj, replicas) -> obj``.
+        prune: ``f(manifest) -> manifest``.
+        split_job_completions: ``f(template, targets, tie_uid) -> {cluster: completions}``.
+        apply_overrides: ``f(manifest, cluster) -> (manifest, applied_overrides, applied_cluster_overrides)``;
+            raises an exception whose text becomes the Work's error for that cluster.
+    """
+
+    revise_replica: object
+    prune: object
+    split_job_completions: object = None
+    apply_overrides: object = None
+
+
+@dataclass
+class BindingResult:
+    """Works one pass wants: key -> Work, or None to drop it; ``errors`` per binding key."""
+
+    works: dict = field(default_factory=dict)
+    errors: dict = field(default_factory=dict)
+
+
+def binding_id(binding: dict) -> tuple[str, str]:
+    """(label key, permanent id) linking a binding and its Works."""
+    label = C.RB_PERMANENT_ID_LABEL if binding["kind"] == "ResourceBinding" else C.CRB_PERMANENT_ID_LABEL
+    return label, ((binding["metadata"].get("labels") or {}).get(label) or "")
+
+
+def target_clusters(binding: dict) -> dict[str, int]:
+    """Cluster -> replicas for every target: ``spec.clusters`` then ``requiredBy`` snapshots (§9.2)."""
+    spec = binding.get("spec") or {}
+    out: dict[str, int] = {}
+    for t in spec.get("clusters") or []:
+        out[t["name"]] = t.get("replicas") or 0
+    for req in spec.get("requiredBy") or []:
+        for t in req.get("clusters") or []:
+            out.setdefault(t["name"], t.get("replicas") or 0)
+    return out
+
+
+def suspended_on(binding: dict, cluster: str) -> bool:
+    """Dispatching suspended for ``cluster`` (§8.1): ``dispatching`` true, or the cluster is listed."""
+    s = (binding.get("spec") or {}).get("suspension") or {}
+    if s.get("dispatching"):
+        return True
+    return cluster in ((s.get("dispatchingOnClusters") or {}).get("clusterNames") or [])
+
+
+def is_workload(binding: dict) -> bool:
+    spec = binding.get("spec") or {}
+    return bool(spec.get("replicas")) or spec.get("replicaRequirements") is not None or bool(spec.get("components"))
+
+
+def was_applied(work: dict) -> bool:
+    """Whether a Work may have a member copy (it has an Applied condition or manifest status)."""
+    return get_condition(work, C.COND_APPLIED) is not None or bool((work.get("status") or {}).get("manifestStatuses"))
+
+
+def delete_work(work: dict, now: str) -> dict | None:
+    """Request deletion of a Work: None when nothing was ever applied, else the Work marked terminating."""
+    if not was_applied(work):
+        return None
+    if (work.get("metadata") or {}).get("deletionTimestamp"):
+        return work
+    out = dict(work)
+    out["metadata"] = dict(work["metadata"], deletionTimestamp=now)
+    return out
+
+
+def reconcile(bindings: dict, works: dict, views: dict, now: str, hooks: RenderHooks) -> BindingResult:
+    """Render Works for every binding and drop orphans.
+
+    Args:
+        bindings: binding key -> RB/CRB (scheduled).
+        works: existing Work key -> Work.
+        views: template key (group, kind, ns, name) -> template as Karmada sees it (uid, generation,
+            claim metadata merged); a binding whose template is gone renders nothing.
+        now: the run's clock (creationTimestamp of new Works, deletionTimestamp of removed ones).
+        hooks: interpreter and override functions.
+
+    Returns:
+        A :class:`BindingResult` with every Work that should change (new/updated Works, None or a
+        terminating Work for removals). Works belonging to no binding are removed too, except
+        namespace Works (handled by :mod:`karmactl.controllers.namespace_sync`).
+    """
+    result = BindingResult()
+    by_binding: dict[tuple[str, str], list] = {}
+    for wkey, work in works.items():
+        labels = (work.get("metadata") or {}).get("labels") or {}
+        for label in (C.RB_PERMANENT_ID_LABEL, C.CRB_PERMANENT_ID_LABEL):
+            if labels.get(label):
+                by_binding.setdefault((label, labels[label]), []).append(wkey)
+    seen: set = set()
+    for bkey in sorted(bindings):
+        binding = bindings[bkey]
+        bid = binding_id(binding)
+        seen.add(bid)
+        existing = {wk: works[wk] for wk in by_binding.get(bid, [])}
+        _reconcile_one(bkey, binding, existing, views, now, hooks, result)
+    for bid, wkeys in by_binding.items():
+        if bid not in seen:
+            for wk in wkeys:
+                new = delete_work(works[wk], now)
+                if new is not works[wk]:
+                    result.works[wk] = new
+    return result
+
+
+def _reconcile_one(bkey, binding: dict, existing: dict, views: dict, now: str, hooks: RenderHooks,
+                   result: BindingResult) -> None:
+    spec = binding.get("spec") or {}
+    targets = target_clusters(binding)
+    tasks = spec.get("gracefulEvictionTasks") or []
+    keep_old = {t["fromCluster"] for t in tasks if t.get("purgeMode") != "Directly"}
+    directly = {t["fromCluster"] for t in tasks if t.get("purgeMode") == "Directly"}
+    blocked = False
+    for wk, work in existing.items():
+        cluster = cluster_of_execution_namespace(wk[2])
+        if cluster in targets or cluster in keep_old:
+            continue
+        if cluster in directly:
+            blocked = True
+        new = delete_work(work, now)
+        if new is not work:
+            result.works[wk] = new
+        elif new is not None and cluster in directly:
+            blocked = True
+    if blocked:
+        return  # §9.1 step 2: no rendering while an old copy in a Directly cluster remains
+    res = spec.get("resource") or {}
+    from karmactl.api.kinds import group_of
+    tkey = (group_of(res.get("apiVersion", "")), res.get("kind"), res.get("namespace") or "", res.get("name"))
+    view = views.get(tkey)
+    if view is None:
+        return
+    completions = {}
+    if (view.get("kind") == "Job" and hooks.split_job_completions and (spec.get("replicas") or 0) > 0
+            and ((spec.get("placement") or {}).get("replicaScheduling") or {}).get("replicaSchedulingType") == "Divided"
+            and (view.get("spec") or {}).get("completions") is not None):
+        completions = hooks.split_job_completions(view, [{"name": n, "replicas": r} for n, r in targets.items()],
+                                                  res.get("uid") or "")
+    errors = []
+    for cluster in sorted(targets):
+        wkey = ("work.karmada.io", "Work", execution_namespace(cluster),
+                work_name(res.get("namespace") or "", res.get("name"), res.get("kind")))
+        old = existing.get(wkey)
+        if old is not None and (old.get("metadata") or {}).get("deletionTimestamp"):
+            errors.append(f"work {wkey[2]}/{wkey[3]} is being deleted")
+            continue
+        try:
+            work = render_work(binding, view, cluster, targets[cluster], completions.get(cluster), old, now, hooks)
+        except Exception as exc:  # an override error fails this cluster's Work only (§9.2 step 3)
+            errors.append(f"cluster {cluster}: {exc}")
+            continue
+        if work is not old:
+            result.works[wkey] = work
+    if errors:
+        result.errors[bkey] = errors
+
+
+def render_work(binding: dict, view: dict, cluster: str, replicas: int, completions, old: dict | None,
+                now: str, hooks: RenderHooks) -> dict:
+    """The Work for one target cluster (§9.2); returns ``old`` itself when nothing changed."""
+    bspec = binding.get("spec") or {}
+    bmeta = binding["metadata"]
+    manifest = deepcopy(view)
+    if is_workload(binding):
+        manifest = hooks.revise_replica(manifest, replicas)
+    if completions is not None:
+        manifest.setdefault("spec", {})["completions"] = completions
+    applied_ov, applied_cov = [], []
+    if hooks.apply_overrides is not None:
+        manifest, applied_ov, applied_cov = hooks.apply_overrides(manifest, cluster)
+    id_label, bid = binding_id(binding)
+    mm = manifest.setdefault("metadata", {})
+    labels = mm.setdefault("labels", {})
+    annotations = mm.setdefault("annotations", {})
+    labels[id_label] = bid
+    generation = (view.get("metadata") or {}).get("generation")
+    if generation:
+        annotations[C.TEMPLATE_GENERATION_ANNOTATION] = str(generation)
+    if binding["kind"] == "ResourceBinding":
+        binding_ann = {C.RB_NAMESPACE_ANNOTATION: bmeta["namespace"], C.RB_NAME_ANNOTATION: bmeta["name"]}
+    else:
+        binding_ann = {C.CRB_NAME_ANNOTATION: bmeta["name"]}
+    annotations.update(binding_ann)
+    template_cr = ((view.get("metadata") or {}).get("annotations") or {}).get(C.CONFLICT_RESOLUTION_ANNOTATION)
+    if template_cr in ("overwrite", "abort"):
+        conflict = template_cr
+    else:
+        conflict = "overwrite" if bspec.get("conflictResolution") == "Overwrite" else "abort"
+    wname = work_name((view["metadata"].get("namespace") or ""), view["metadata"]["name"], view["kind"])
+    wns = execution_namespace(cluster)
+    work_id = ((old or {}).get("metadata", {}).get("labels") or {}).get(C.WORK_PERMANENT_ID_LABEL) or permanent_id("Work", wns, wname)
+    # finalize the manifest (ctrlutil.CreateOrUpdateWork + the Work mutating webhook)
+    labels[C.MANAGED_LABEL] = "true"
+    annotations[C.TEMPLATE_UID_ANNOTATION] = view["metadata"].get("uid", "")
+    annotations[C.WORK_NAME_ANNOTATION] = wname
+    annotations[C.WORK_NAMESPACE_ANNOTATION] = wns
+    annotations[C.CONFLICT_RESOLUTION_ANNOTATION] = conflict
+    manifest = hooks.prune(manifest)
+    mm = manifest["metadata"]
+    mm["labels"][C.WORK_PERMANENT_ID_LABEL] = work_id
+    annotations = mm["annotations"]
+    annotations[C.MANAGED_LABELS_ANNOTATION] = ",".join(sorted(mm["labels"]))
+    annotations[C.MANAGED_ANNOTATIONS_ANNOTATION] = ",".join(sorted(set(annotations) | {C.MANAGED_ANNOTATIONS_ANNOTATION}))
+    mm["labels"] = dict(sorted(mm["labels"].items()))
+    mm["annotations"] = dict(sorted(annotations.items()))
+
+    work_ann = dict(binding_ann)
+    work_ann[C.CONFLICT_RESOLUTION_ANNOTATION] = conflict
+    if applied_ov:
+        work_ann[C.APPLIED_OVERRIDES_ANNOTATION] = json.dumps(applied_ov, separators=(",", ":"))
+    if applied_cov:
+        work_ann[C.APPLIED_CLUSTER_OVERRIDES_ANNOTATION] = json.dumps(applied_cov, separators=(",", ":"))
+    old_meta = (old or {}).get("metadata") or {}
+    metadata = {"name": wname, "namespace": wns,
+                "labels": dict(sorted({id_label: bid, C.WORK_PERMANENT_ID_LABEL: work_id}.items())),
+                "annotations": dict(sorted(work_ann.items())),
+                "finalizers": [C.EXECUTION_CONTROLLER_FINALIZER],
+                "creationTimestamp": old_meta.get("creationTimestamp") or now,
+                "generation": old_meta.get("generation") or 1}
+    work = {"apiVersion": C.WORK_API_V1, "kind": "Work", "metadata": metadata,
+            "spec": {"workload": {"manifests": [manifest]},
+                     "suspendDispatching": suspended_on(binding, cluster),
+                     "preserveResourcesOnDeletion": bool(bspec.get("preserveResourcesOnDeletion"))}}
+    if old is not None and old.get("status") is not None:
+        work["status"] = old["status"]
+    bump_generation(old, work)
+    if old is not None and work == old:
+        return old
+    return work

@@ -1,0 +1,135 @@
+"""Cluster status: reports written by people, probes with thresholds.
+
+Follows ``pkg/controllers/status/cluster_status_controller.go`` and ``cluster_condition_cache.go``
+(semantics §4.1).
+
+A Cluster's status has two sources in karmactl:
+
+* the file: a person may write ``status`` (conditions, apiEnablements, resourceSummary) in the
+  Cluster's own file, as a member's report for offline runs;
+* the overlay (``computed/status/clusters.cluster.karmada.io/<name>.yaml``), where probes and
+  ``karmactl cluster condition set`` record reports.
+
+The newest report wins: when the file's status changed since the last run (karmactl remembers a
+hash of it in ``observed.fileStatusHash``), the file's fields replace the overlay's, condition by
+condition; otherwise the overlay stands.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+
+from karmactl.api import constants as C
+from karmactl.api.objects import deepcopy, get_condition, remove_condition, seconds_between, set_condition
+from karmactl.controllers.templates import new_overlay
+
+
+def _hash(data) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def effective_status(cluster: dict, overlay: dict | None) -> dict:
+    """The Cluster's status as the control plane sees it (overlay if present, else the file's)."""
+    if overlay is not None and "status" in overlay:
+        return overlay["status"]
+    return cluster.get("status") or {}
+
+
+def ingest_file_status(key, cluster: dict, overlay: dict | None, now: str) -> dict | None:
+    """Fold the file's ``status`` into the overlay when the file changed since the last run.
+
+    Returns the new overlay (``overlay`` itself when nothing changed; None when neither exists).
+    Conditions from the file without ``lastTransitionTime`` get ``now`` when their status differs
+    from the one recorded (else the recorded time is kept).
+    """
+    file_status = cluster.get("status")
+    recorded = ((overlay or {}).get("observed") or {}).get("fileStatusHash")
+    h = _hash(file_status) if file_status is not None else None
+    if h == recorded:
+        return overlay
+    if file_status is None and overlay is None:
+        return None
+    new = deepcopy(overlay) if overlay is not None else new_overlay(key, cluster)
+    new.setdefault("observed", {})
+    if h is None:
+        new["observed"].pop("fileStatusHash", None)
+    else:
+        new["observed"]["fileStatusHash"] = h
+    if file_status:
+        status = new.setdefault("status", {})
+        for fname, value in file_status.items():
+            if fname != "conditions":
+                status[fname] = deepcopy(value)
+        for cond in file_status.get("conditions") or []:
+            if not isinstance(cond, dict) or not cond.get("type"):
+                continue
+            set_condition(new, cond["type"], str(cond.get("status", "Unknown")), cond.get("reason") or "Reported",
+                          cond.get("message") or "", cond.get("lastTransitionTime") or now)
+            if cond.get("lastTransitionTime"):
+                get_condition(new, cond["type"])["lastTransitionTime"] = cond["lastTransitionTime"]
+    if overlay is not None and new == overlay:
+        return overlay
+    return new
+
+
+def report_condition(key, cluster: dict, overlay: dict | None, ctype: str, status: str | None,
+                     reason: str | None, message: str | None, now: str) -> dict:
+    """Record (or, with ``status`` None, remove) a condition as a member's own report would.
+
+    ``lastTransitionTime`` is ``now`` when the status changes (``SetStatusCondition`` semantics).
+    Returns the new overlay.
+    """
+    new = deepcopy(overlay) if overlay is not None else new_overlay(key, cluster)
+    if "status" not in new:
+        new["status"] = deepcopy(cluster.get("status") or {})
+    if status is None:
+        remove_condition(new, ctype)
+    else:
+        set_condition(new, ctype, status, reason or _default_reason(ctype, status), message or "", now)
+    return new
+
+
+def _default_reason(ctype: str, status: str) -> str:
+    if ctype == C.COND_READY:
+        return {"True": C.REASON_CLUSTER_READY, "False": C.REASON_CLUSTER_NOT_READY}.get(status, "ClusterStatusUnknown")
+    return "ManuallyReported"
+
+
+def observed_ready_condition(online: bool, healthy: bool, client_error: str | None = None) -> tuple[str, str, str]:
+    """(status, reason, message) of the Ready condition for a probe outcome (§1.1 table)."""
+    if client_error is not None:
+        return "False", C.REASON_STATUS_COLLECTION_FAILED, f"failed to create a ClusterClient: {client_error}"
+    if not online:
+        return "False", C.REASON_CLUSTER_NOT_REACHABLE, C.MSG_CLUSTER_NOT_REACHABLE
+    if not healthy:
+        return "False", C.REASON_CLUSTER_NOT_READY, C.MSG_CLUSTER_NOT_READY
+    return "True", C.REASON_CLUSTER_READY, C.MSG_CLUSTER_READY
+
+
+def threshold_adjust(current: dict | None, observed: tuple[str, str, str], record: dict | None, now: str,
+                     success_threshold: float = 30.0, failure_threshold: float = 30.0) -> tuple[tuple[str, str, str], dict]:
+    """Apply the success/failure thresholds to an observed Ready condition (§4.1 step 3).
+
+    Args:
+        current: the Cluster's current Ready condition or None.
+        observed: (status, reason, message) just observed.
+        record: persisted ``{"lastObservedStatus": str, "since": RFC3339}`` or None (first observation).
+        now: the run's clock.
+        success_threshold / failure_threshold: seconds.
+
+    Returns:
+        ((status, reason, message) to write, the new record).
+    """
+    status = observed[0]
+    if record is None or current is None:
+        return observed, {"lastObservedStatus": status, "since": now}
+    if record.get("lastObservedStatus") != status:
+        record = {"lastObservedStatus": status, "since": now}
+    held = seconds_between(record["since"], now)
+    cur = current.get("status")
+    keep = (current.get("status"), current.get("reason", ""), current.get("message", ""))
+    if status == "True" and cur != "True" and held < success_threshold:
+        return keep, record
+    if status != "True" and cur == "True" and held < failure_threshold:
+        return keep, record
+    return observed, record

@@ -1,0 +1,348 @@
+"""Detector: find the policy of each resource template and build its ResourceBinding.
+
+Follows ``pkg/detector/detector.go``, ``pkg/detector/policy.go``, ``pkg/util/selector.go`` and
+``pkg/util/helper/binding.go`` (semantics §2):
+
+* which objects are templates (§2.1), selector matching with implicit priority (§2.2),
+  PropagationPolicy before ClusterPropagationPolicy, explicit then implicit priority, then name (§2.3);
+* claim metadata kept on the template's overlay (§2.4): a claimed template stays with its policy
+  while that policy exists and still selects it;
+* the binding (§2.5): ``<name>-<kind>`` in the template's namespace (ClusterResourceBinding for
+  cluster-scoped templates), spec copied from the policy, replicas from the interpreter, scheduler-
+  owned fields (``clusters``, ``gracefulEvictionTasks``, ``requiredBy``, ``rescheduleTriggeredAt``)
+  never touched.
+
+Deviation (documented, DESIGN §3): when no policy selects a template any more (its policy was
+deleted or no longer matches), karmactl removes the binding, so its Works and member copies go
+too. Karmada leaves such a binding (and the member copies) behind with no file that could ever
+delete it; in a file-backed tool, removing the policy file is how a user stops propagating.
+
+Policy preemption (feature gate ``PropagationPolicyPreemption``, off by default) is not enabled.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+
+from karmactl.api import constants as C
+from karmactl.api.objects import bump_generation, deepcopy, permanent_id
+from karmactl.api.selectors import label_selector_matches
+from karmactl.controllers.names import binding_name
+
+# Groups the detector never treats as templates (§2.1).
+SKIPPED_GROUPS = frozenset({
+    "cluster.karmada.io", "policy.karmada.io", "work.karmada.io", "config.karmada.io",
+    "networking.karmada.io", "autoscaling.karmada.io", "remedy.karmada.io", "apps.karmada.io",
+    "events.k8s.io", "coordination.k8s.io", "search.karmada.io",
+})
+
+
+@dataclass
+class DetectorConfig:
+    """Detector settings (controller-manager flags).
+
+    Attributes:
+        skipped_namespaces: anchored regexes of namespaces to ignore (``--skipped-propagating-namespaces``).
+    """
+
+    skipped_namespaces: tuple[str, ...] = C.DEFAULT_SKIPPED_NAMESPACE_PATTERNS
+
+    def __post_init__(self):
+        self._re = [re.compile(f"^(?:{p})$") for p in self.skipped_namespaces]
+
+    def namespace_skipped(self, namespace: str) -> bool:
+        if not namespace:
+            return False
+        if namespace in C.RESERVED_NAMESPACES or namespace.startswith(C.EXECUTION_SPACE_PREFIX):
+            return True
+        return any(r.match(namespace) for r in self._re)
+
+
+@dataclass
+class DetectorResult:
+    """What one detector pass wants.
+
+    Attributes:
+        bindings: binding key -> desired binding, or None to delete it.
+        claims: template key -> claim metadata ``{"labels": {...}, "annotations": {...}}`` ({} when unclaimed).
+        waiting: human messages for templates that could not be bound (missing dependent overrides).
+    """
+
+    bindings: dict = field(default_factory=dict)
+    claims: dict = field(default_factory=dict)
+    waiting: list = field(default_factory=list)
+
+
+def is_template(key, obj: dict, config: DetectorConfig) -> bool:
+    """Whether a user object is a resource template the detector handles (§2.1)."""
+    group, kind, ns, name = key
+    if group in SKIPPED_GROUPS or (group == "" and kind == "Event"):
+        return False
+    if config.namespace_skipped(ns):
+        return False
+    if kind == "ConfigMap" and ns == "kube-system" and name == "extension-apiserver-authentication":
+        return False
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    return C.CLAIMED_BY_LABEL not in labels
+
+
+def selector_priority(selector: dict, obj: dict) -> int:
+    """Implicit priority of one ResourceSelector for a template: name 3, labelSelector 2, all 1, no match 0."""
+    if selector.get("apiVersion") != obj.get("apiVersion") or selector.get("kind") != obj.get("kind"):
+        return 0
+    m = obj.get("metadata") or {}
+    if selector.get("namespace") and selector["namespace"] != (m.get("namespace") or ""):
+        return 0
+    if selector.get("name"):
+        return 3 if selector["name"] == m.get("name") else 0
+    if selector.get("labelSelector") is None:
+        return 1
+    return 2 if label_selector_matches(selector["labelSelector"], m.get("labels")) else 0
+
+
+def policy_priority(policy: dict, obj: dict) -> int:
+    """Implicit priority of a policy for a template: the best of its selectors (0 = not selected)."""
+    return max((selector_priority(s, obj) for s in (policy.get("spec") or {}).get("resourceSelectors") or []), default=0)
+
+
+class PolicyIndex:
+    """Policies indexed by (apiVersion, kind) so matching stays linear in the number of templates."""
+
+    def __init__(self, policies: list[dict]):
+        self.by_gvk: dict[tuple[str, str], list[dict]] = {}
+        for policy in policies:
+            seen = set()
+            for s in (policy.get("spec") or {}).get("resourceSelectors") or []:
+                gvk = (s.get("apiVersion"), s.get("kind"))
+                if gvk not in seen:
+                    seen.add(gvk)
+                    self.by_gvk.setdefault(gvk, []).append(policy)
+        # name-specific selectors dominate in practice; keep a name index to avoid scanning them all
+        self.named: dict[tuple, list[dict]] = {}
+        self.unnamed: dict[tuple, list[dict]] = {}
+        for gvk, pols in self.by_gvk.items():
+            for policy in pols:
+                sels = [s for s in policy["spec"]["resourceSelectors"] if (s.get("apiVersion"), s.get("kind")) == gvk]
+                if all(s.get("name") for s in sels):
+                    for s in sels:
+                        self.named.setdefault((gvk, s["name"]), []).append(policy)
+                else:
+                    self.unnamed.setdefault(gvk, []).append(policy)
+
+    def candidates(self, obj: dict) -> list[dict]:
+        gvk = (obj.get("apiVersion"), obj.get("kind"))
+        name = (obj.get("metadata") or {}).get("name")
+        out = self.named.get((gvk, name), []) + self.unnamed.get(gvk, [])
+        return out
+
+
+def best_policy(candidates: list[dict], obj: dict) -> dict | None:
+    """§2.3 "best": highest explicit priority, then implicit priority, then smaller name."""
+    best, best_key = None, None
+    for policy in candidates:
+        implicit = policy_priority(policy, obj)
+        if implicit == 0:
+            continue
+        explicit = (policy.get("spec") or {}).get("priority") or 0
+        rank = (-explicit, -implicit, policy["metadata"]["name"])
+        if best_key is None or rank < best_key:
+            best, best_key = policy, rank
+    return best
+
+
+def policy_id(policy: dict) -> str:
+    """The policy's permanent id (label set by defaulting; derived from its key when absent)."""
+    cluster_scoped = policy["kind"] == "ClusterPropagationPolicy"
+    label = C.CPP_PERMANENT_ID_LABEL if cluster_scoped else C.PP_PERMANENT_ID_LABEL
+    labels = policy["metadata"].get("labels") or {}
+    return labels.get(label) or permanent_id(policy["kind"], policy["metadata"].get("namespace") or "",
+                                             policy["metadata"]["name"])
+
+
+def claim_metadata(policy: dict) -> dict:
+    """The labels/annotations that claim a template for ``policy`` (§2.4)."""
+    pid = policy_id(policy)
+    if policy["kind"] == "ClusterPropagationPolicy":
+        return {"labels": {C.CPP_PERMANENT_ID_LABEL: pid},
+                "annotations": {C.CPP_NAME_ANNOTATION: policy["metadata"]["name"]}}
+    return {"labels": {C.PP_PERMANENT_ID_LABEL: pid},
+            "annotations": {C.PP_NAMESPACE_ANNOTATION: policy["metadata"]["namespace"],
+                            C.PP_NAME_ANNOTATION: policy["metadata"]["name"]}}
+
+
+def template_hash(obj: dict) -> str:
+    """A short content hash of a template without status: karmactl's resourceVersion for templates."""
+    body = {k: v for k, v in obj.items() if k != "status"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":"), default=str).encode()).hexdigest()[:16]
+
+
+def _claimed_policy(claim: dict, pps: dict, cpps: dict) -> dict | None:
+    labels = claim.get("labels") or {}
+    ann = claim.get("annotations") or {}
+    if labels.get(C.PP_PERMANENT_ID_LABEL):
+        p = pps.get((ann.get(C.PP_NAMESPACE_ANNOTATION), ann.get(C.PP_NAME_ANNOTATION)))
+        return p if p is not None and policy_id(p) == labels[C.PP_PERMANENT_ID_LABEL] else None
+    if labels.get(C.CPP_PERMANENT_ID_LABEL):
+        p = cpps.get(ann.get(C.CPP_NAME_ANNOTATION))
+        return p if p is not None and policy_id(p) == labels[C.CPP_PERMANENT_ID_LABEL] else None
+    return None
+
+
+def reconcile(templates: dict, views: dict, claims: dict, pps: list[dict], cpps: list[dict],
+              bindings: dict, override_names: set, now: str, interpret_replica,
+              config: DetectorConfig | None = None) -> DetectorResult:
+    """Compute the desired bindings for every template.
+
+    Args:
+        templates: template key -> user object, already filtered by :func:`is_template`.
+        views: template key -> the template as Karmada would see it (uid, generation, claim metadata merged).
+        claims: template key -> current claim metadata (``{"labels":…, "annotations":…}``).
+        pps / cpps: PropagationPolicies / ClusterPropagationPolicies (defaulted, not being deleted).
+        bindings: existing bindings by key (RB and CRB).
+        override_names: ``{("OverridePolicy", ns, name), ("ClusterOverridePolicy", "", name)}`` that exist
+            (for ``dependentOverrides``).
+        now: the run's clock, RFC 3339 (creationTimestamp of new bindings).
+        interpret_replica: ``f(obj) -> (replicas, replicaRequirements | None)``.
+
+    Returns:
+        A :class:`DetectorResult`; bindings of templates that are gone or unclaimed map to None.
+    """
+    config = config or DetectorConfig()
+    result = DetectorResult()
+    pp_by_key = {(p["metadata"]["namespace"], p["metadata"]["name"]): p for p in pps}
+    cpp_by_name = {p["metadata"]["name"]: p for p in cpps}
+    pp_by_ns: dict[str, list[dict]] = {}
+    for p in pps:
+        pp_by_ns.setdefault(p["metadata"]["namespace"], []).append(p)
+    pp_index = {ns: PolicyIndex(ps) for ns, ps in pp_by_ns.items()}
+    cpp_index = PolicyIndex(cpps)
+    wanted: set = set()
+    for key in sorted(templates):
+        obj = templates[key]
+        _group, kind, ns, name = key
+        policy = _claimed_policy(claims.get(key) or {}, pp_by_key, cpp_by_name)
+        if policy is not None and policy_priority(policy, obj) == 0:
+            policy = None  # the claimed policy no longer selects the template: release the claim (§2.6a)
+        if policy is None and ns and ns in pp_index:
+            policy = best_policy(pp_index[ns].candidates(obj), obj)
+        if policy is None:
+            policy = best_policy(cpp_index.candidates(obj), obj)
+        bkey = ("work.karmada.io", "ResourceBinding" if ns else "ClusterResourceBinding", ns, binding_name(name, kind))
+        if policy is None:
+            result.claims[key] = {}
+            continue
+        result.claims[key] = claim_metadata(policy)
+        wanted.add(bkey)
+        missing = _missing_dependent_overrides(policy, override_names)
+        old = bindings.get(bkey)
+        if missing:
+            result.waiting.append(f"{kind} {ns + '/' if ns else ''}{name}: waiting for dependent overrides {', '.join(missing)}")
+            result.bindings[bkey] = old  # keep whatever exists until the overrides appear
+            if old is None:
+                wanted.discard(bkey)
+            continue
+        view = views[key]
+        if (old is not None and (policy.get("spec") or {}).get("activationPreference") == "Lazy"
+                and ((old.get("spec") or {}).get("resource") or {}).get("resourceVersion") == template_hash(obj)
+                and _claim_of_binding(old) == result.claims[key]):
+            result.bindings[bkey] = old  # Lazy: policy changes wait for a change of the template itself
+            continue
+        result.bindings[bkey] = build_binding(bkey, view, obj, policy, old, now, interpret_replica)
+    for bkey in bindings:
+        if bkey not in wanted and _owned_by_detector(bindings[bkey]):
+            result.bindings[bkey] = None
+    return result
+
+
+def _claim_of_binding(binding: dict) -> dict:
+    m = binding.get("metadata") or {}
+    labels = {k: v for k, v in (m.get("labels") or {}).items() if k in (C.PP_PERMANENT_ID_LABEL, C.CPP_PERMANENT_ID_LABEL)}
+    ann = {k: v for k, v in (m.get("annotations") or {}).items()
+           if k in (C.PP_NAMESPACE_ANNOTATION, C.PP_NAME_ANNOTATION, C.CPP_NAME_ANNOTATION)}
+    return {"labels": labels, "annotations": ann}
+
+
+def _owned_by_detector(binding: dict) -> bool:
+    """Bindings made by other controllers (``binding.karmada.io/managed-by``) are left alone."""
+    return "binding.karmada.io/managed-by" not in ((binding.get("metadata") or {}).get("labels") or {})
+
+
+def _missing_dependent_overrides(policy: dict, override_names: set) -> list[str]:
+    deps = (policy.get("spec") or {}).get("dependentOverrides") or []
+    if policy["kind"] == "ClusterPropagationPolicy":
+        return [d for d in deps if ("ClusterOverridePolicy", "", d) not in override_names]
+    ns = policy["metadata"]["namespace"]
+    return [d for d in deps if ("OverridePolicy", ns, d) not in override_names]
+
+
+_POLICY_FIELDS = ("propagateDeps", "schedulerName", "placement", "failover", "conflictResolution",
+                  "preserveResourcesOnDeletion", "schedulePriority")
+_SCHEDULER_OWNED = ("clusters", "gracefulEvictionTasks", "requiredBy", "rescheduleTriggeredAt")
+
+
+def build_binding(bkey, view: dict, obj: dict, policy: dict, old: dict | None, now: str, interpret_replica) -> dict:
+    """The desired ResourceBinding / ClusterResourceBinding for a template claimed by ``policy`` (§2.5).
+
+    ``old`` keeps its scheduler-owned spec fields, its status, its extra annotations (e.g. the
+    applied placement written by the scheduler) and its creationTimestamp; ``metadata.generation``
+    is bumped when the spec changed.
+    """
+    _g, bkind, ns, bname = bkey
+    vm = view["metadata"]
+    pspec = policy.get("spec") or {}
+    claim = claim_metadata(policy)
+    id_label = C.RB_PERMANENT_ID_LABEL if bkind == "ResourceBinding" else C.CRB_PERMANENT_ID_LABEL
+    old_meta = (old or {}).get("metadata") or {}
+    labels = dict(claim["labels"])
+    labels[id_label] = (old_meta.get("labels") or {}).get(id_label) or permanent_id(bkind, ns, bname)
+    annotations = {k: v for k, v in (old_meta.get("annotations") or {}).items()
+                   if k not in (C.PP_NAMESPACE_ANNOTATION, C.PP_NAME_ANNOTATION, C.CPP_NAME_ANNOTATION)}
+    annotations.update(claim["annotations"])
+    metadata = {"name": bname}
+    if ns:
+        metadata["namespace"] = ns
+    metadata["labels"] = dict(sorted(labels.items()))
+    metadata["annotations"] = dict(sorted(annotations.items()))
+    metadata["ownerReferences"] = [{"apiVersion": view["apiVersion"], "kind": view["kind"], "name": vm["name"],
+                                    "uid": vm["uid"], "controller": True, "blockOwnerDeletion": True}]
+    metadata["finalizers"] = [C.BINDING_CONTROLLER_FINALIZER if bkind == "ResourceBinding" else C.CRB_CONTROLLER_FINALIZER]
+    metadata["creationTimestamp"] = old_meta.get("creationTimestamp") or now
+    metadata["generation"] = old_meta.get("generation") or 1
+
+    resource = {"apiVersion": view["apiVersion"], "kind": view["kind"]}
+    if vm.get("namespace"):
+        resource["namespace"] = vm["namespace"]
+    resource.update({"name": vm["name"], "uid": vm["uid"], "resourceVersion": template_hash(obj)})
+    spec: dict = {"resource": resource}
+    replicas, requirements = interpret_replica(view)
+    if replicas:
+        spec["replicas"] = replicas
+    if requirements:
+        spec["replicaRequirements"] = requirements
+    for fname in _POLICY_FIELDS:
+        if fname in pspec and pspec[fname] is not None:
+            if fname == "propagateDeps" and not pspec[fname]:
+                continue
+            spec[fname] = deepcopy(pspec[fname])
+    spec.setdefault("placement", {})
+    spec.setdefault("schedulerName", C.DEFAULT_SCHEDULER_NAME)
+    spec.setdefault("conflictResolution", "Abort")
+    old_spec = (old or {}).get("spec") or {}
+    suspension = {k: deepcopy(v) for k, v in (pspec.get("suspension") or {}).items()
+                  if k in ("dispatching", "dispatchingOnClusters") and v not in (None, False, {})}
+    if (old_spec.get("suspension") or {}).get("scheduling"):
+        suspension["scheduling"] = True
+    if suspension:
+        spec["suspension"] = suspension
+    for fname in _SCHEDULER_OWNED:
+        if old_spec.get(fname) is not None:
+            spec[fname] = old_spec[fname]
+    binding = {"apiVersion": C.WORK_API_V2, "kind": bkind, "metadata": metadata, "spec": spec}
+    if old is not None and old.get("status") is not None:
+        binding["status"] = old["status"]
+    bump_generation(old, binding)
+    if old is not None and binding == old:
+        return old
+    return binding

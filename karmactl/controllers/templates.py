@@ -1,0 +1,103 @@
+"""Template bookkeeping: what the API server would add to a resource template.
+
+A file has no API server to give objects a uid, a generation and a creation time, so karmactl
+keeps them in the template's overlay (``computed/status/...``): ``metadata.uid`` (deterministic,
+unless the file sets one), ``metadata.generation`` (1, bumped when anything outside metadata and
+status changes, as the API server bumps it on spec changes), ``metadata.creationTimestamp`` (the
+first run that saw it), plus the detector's claim labels/annotations and the aggregated status.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+
+from karmactl.api.objects import deepcopy, permanent_id
+
+
+def spec_hash(obj: dict) -> str:
+    body = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata", "status")}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":"), default=str).encode()).hexdigest()[:16]
+
+
+def new_overlay(key, obj: dict) -> dict:
+    """An empty overlay for ``obj`` (apiVersion, kind, name, namespace)."""
+    m = {"name": obj["metadata"]["name"]}
+    if key[2]:
+        m["namespace"] = key[2]
+    return {"apiVersion": obj["apiVersion"], "kind": obj["kind"], "metadata": m}
+
+
+def refresh_overlay(key, obj: dict, overlay: dict | None, claim: dict | None, now: str) -> dict:
+    """The template's overlay after this run: identity, generation, creation time and claim.
+
+    Args:
+        key: (group, kind, namespace, name).
+        obj: the user-written template.
+        overlay: the current overlay or None.
+        claim: ``{"labels": {...}, "annotations": {...}}`` from the detector ({} when unclaimed);
+            None keeps the current claim.
+        now: the run's clock.
+
+    Returns:
+        The overlay (``overlay`` itself when nothing changed).
+    """
+    new = deepcopy(overlay) if overlay is not None else new_overlay(key, obj)
+    m = new["metadata"]
+    fm = obj.get("metadata") or {}
+    m["uid"] = fm.get("uid") or m.get("uid") or permanent_id("uid", *key)
+    m.setdefault("creationTimestamp", fm.get("creationTimestamp") or now)
+    observed = new.setdefault("observed", {})
+    h = spec_hash(obj)
+    if "generation" not in m:
+        m["generation"] = fm.get("generation") or 1
+    elif observed.get("specHash") and observed["specHash"] != h:
+        m["generation"] = m["generation"] + 1
+    observed["specHash"] = h
+    if claim is not None:
+        for part in ("labels", "annotations"):
+            if claim.get(part):
+                m[part] = dict(sorted(claim[part].items()))
+            else:
+                m.pop(part, None)
+    if overlay is not None and new == overlay:
+        return overlay
+    return new
+
+
+def template_view(obj: dict, overlay: dict | None) -> dict:
+    """The template as Karmada sees it: the user object with the overlay's uid, generation,
+    creationTimestamp and claim labels/annotations (status not included)."""
+    view = dict(obj)
+    view.pop("status", None)
+    m = dict(obj.get("metadata") or {})
+    om = (overlay or {}).get("metadata") or {}
+    for fname in ("uid", "generation", "creationTimestamp"):
+        if fname in om:
+            m[fname] = om[fname]
+    for part in ("labels", "annotations"):
+        if om.get(part):
+            merged = dict(m.get(part) or {})
+            merged.update(om[part])
+            m[part] = merged
+    view["metadata"] = m
+    return view
+
+
+def merged_view(obj: dict, overlay: dict | None) -> dict:
+    """What ``get`` shows: :func:`template_view` plus the overlay's status (or the file's)."""
+    view = template_view(obj, overlay)
+    if overlay and "status" in overlay:
+        view["status"] = overlay["status"]
+    elif "status" in obj:
+        view["status"] = obj["status"]
+    for part in ("spec",):
+        extra = (overlay or {}).get(part)
+        if extra:
+            merged = dict(view.get(part) or {})
+            for k, v in extra.items():
+                if k == "taints":
+                    merged[k] = list(merged.get(k) or []) + [t for t in v if t not in (merged.get(k) or [])]
+                else:
+                    merged.setdefault(k, v)
+            view[part] = merged
+    return view

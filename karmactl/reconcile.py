@@ -1,0 +1,246 @@
+"""One reconcile run: load the state directory, run the control plane to a fixpoint, write.
+
+DESIGN §1::
+
+    load -> [probe members] -> controllers + scheduler (repeated until nothing changes)
+         -> [execute Works on members -> collect status -> status controllers] -> write
+
+The control-plane part (:func:`compute`) is pure over a :class:`Snapshot` and ``now``; member
+contact lives in ``karmactl.members`` and is skipped entirely with ``offline``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from karmactl.api import constants as C
+from karmactl.api.objects import deepcopy
+from karmactl.controllers import binding as binding_ctl
+from karmactl.controllers import cluster_status, detector, namespace_sync
+from karmactl.controllers.templates import refresh_overlay, template_view
+from karmactl.store.state import InputError, Snapshot, Source, StateStore, describe_key, key_of
+
+MAX_PASSES = 10
+
+
+class NotConvergedError(RuntimeError):
+    """The controllers kept changing objects for :data:`MAX_PASSES` passes."""
+
+
+@dataclass
+class RunOptions:
+    """Options of one run.
+
+    Attributes:
+        now: the run's clock (RFC 3339), read once.
+        offline: never contact members; Cluster status is taken as written.
+        dry_run: compute and report, write nothing.
+    """
+
+    now: str
+    offline: bool = True
+    dry_run: bool = False
+
+
+@dataclass
+class RunReport:
+    """What a run did: file changes, passes, warnings and per-member failures."""
+
+    changes: list = field(default_factory=list)
+    passes: int = 0
+    warnings: list = field(default_factory=list)
+    events: list = field(default_factory=list)
+    member_errors: dict = field(default_factory=dict)
+    after: Snapshot | None = None
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def normalize_object(obj: dict, src: Source, registry) -> dict:
+    """Alias normalisation, defaulting and validation of one user object (Karmada's webhooks).
+
+    Raises:
+        InputError: naming the file, line, object and the first invalid field.
+    """
+    from karmactl.api.defaults import default_object, normalize_aliases
+    from karmactl.api.validation import validate_object
+
+    label = describe_key(key_of(obj))
+    obj, errors = normalize_aliases(obj)
+    if not errors:
+        obj = default_object(obj)
+        errors = validate_object(obj, registry)
+    if errors:
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise InputError(first.message + more, src.path, src.line, label, first.path)
+    return obj
+
+
+def load(store: StateStore) -> Snapshot:
+    """Load and validate the state directory (raises :class:`InputError`)."""
+    return store.load(normalize=lambda obj, src: normalize_object(obj, src, store.registry))
+
+
+# --------------------------------------------------------------------------- compute
+
+
+def clusters_of(snap: Snapshot) -> list[dict]:
+    """Every Cluster as the control plane sees it (status from the overlay, taints merged)."""
+    from karmactl.controllers.templates import merged_view
+
+    out = []
+    for key in sorted(k for k in snap.user if k[:2] == ("cluster.karmada.io", "Cluster")):
+        out.append(merged_view(snap.user[key], snap.overlays.get(key)))
+    return out
+
+
+def _interpreter_hooks(snap: Snapshot):
+    from karmactl import interpreter
+    from karmactl.overrides import apply_overrides
+
+    ops = snap.of_kind("policy.karmada.io", "OverridePolicy")
+    cops = snap.of_kind("policy.karmada.io", "ClusterOverridePolicy")
+    clusters = {c["metadata"]["name"]: c for c in clusters_of(snap)}
+
+    def overrides(manifest, cluster_name):
+        cluster = clusters.get(cluster_name) or {"metadata": {"name": cluster_name}, "spec": {}}
+        ns = (manifest.get("metadata") or {}).get("namespace") or ""
+        res = apply_overrides(manifest, cluster, [o for o in ops if o["metadata"].get("namespace") == ns] if ns else [], cops)
+        return res.manifest, res.applied_overrides, res.applied_cluster_overrides
+
+    hooks = binding_ctl.RenderHooks(revise_replica=interpreter.revise_replica, prune=interpreter.prune_manifest,
+                                    split_job_completions=interpreter.split_job_completions,
+                                    apply_overrides=overrides if (ops or cops) else None)
+    return interpreter, hooks
+
+
+def compute(snap: Snapshot, now: str, config: detector.DetectorConfig | None = None,
+            report: RunReport | None = None) -> Snapshot:
+    """Run the control plane over ``snap`` until nothing changes; returns the new snapshot.
+
+    Order per pass (semantics §15.1): template bookkeeping + detector, scheduler, binding controller,
+    namespace sync. ``snap`` itself is not modified.
+
+    Raises:
+        NotConvergedError: still changing after :data:`MAX_PASSES` passes.
+    """
+    from karmactl.scheduler import schedule_binding
+
+    report = report if report is not None else RunReport()
+    config = config or detector.DetectorConfig()
+    out = snap.copy_computed()
+    interpreter, hooks = _interpreter_hooks(snap)
+    for key, cluster in sorted((k, v) for k, v in snap.user.items() if k[:2] == ("cluster.karmada.io", "Cluster")):
+        new = cluster_status.ingest_file_status(key, cluster, out.overlays.get(key), now)
+        if new is not None:
+            out.overlays[key] = new
+    templates = {k: v for k, v in snap.user.items() if detector.is_template(k, v, config)}
+    pps = [p for p in snap.of_kind("policy.karmada.io", "PropagationPolicy") if not p["metadata"].get("deletionTimestamp")]
+    cpps = [p for p in snap.of_kind("policy.karmada.io", "ClusterPropagationPolicy") if not p["metadata"].get("deletionTimestamp")]
+    override_names = {(k[1], k[2], k[3]) for k in snap.user if k[0] == "policy.karmada.io"
+                      and k[1] in ("OverridePolicy", "ClusterOverridePolicy")}
+    for passes in range(1, MAX_PASSES + 1):
+        changed = False
+        # template bookkeeping (uid, generation) before the detector reads the views
+        for key, obj in templates.items():
+            new = refresh_overlay(key, obj, out.overlays.get(key), None, now)
+            if new is not out.overlays.get(key):
+                out.overlays[key] = new
+        views = {k: template_view(obj, out.overlays.get(k)) for k, obj in templates.items()}
+        claims = {k: {"labels": (out.overlays.get(k) or {}).get("metadata", {}).get("labels") or {},
+                      "annotations": (out.overlays.get(k) or {}).get("metadata", {}).get("annotations") or {}}
+                  for k in templates}
+        det = detector.reconcile(templates, views, claims, pps, cpps, out.bindings, override_names, now,
+                                 interpreter.interpret_replica, config)
+        if passes == 1:
+            report.warnings.extend(det.waiting)
+        for key, claim in det.claims.items():
+            new = refresh_overlay(key, templates[key], out.overlays.get(key), claim, now)
+            if new is not out.overlays.get(key):
+                out.overlays[key] = new
+                changed = True
+        views = {k: template_view(obj, out.overlays.get(k)) for k, obj in templates.items()}
+        for bkey, b in det.bindings.items():
+            if b is None:
+                if out.bindings.pop(bkey, None) is not None:
+                    changed = True
+            elif b is not out.bindings.get(bkey):
+                out.bindings[bkey] = b
+                changed = True
+        clusters = clusters_of(out)
+        for bkey in sorted(out.bindings):
+            outcome = schedule_binding(out.bindings[bkey], clusters, now)
+            if outcome.binding != out.bindings[bkey]:
+                out.bindings[bkey] = outcome.binding
+                changed = True
+        bres = binding_ctl.reconcile(out.bindings, out.works, views, now, hooks)
+        for wkey, w in bres.works.items():
+            if w is None:
+                if out.works.pop(wkey, None) is not None:
+                    changed = True
+            elif w is not out.works.get(wkey):
+                out.works[wkey] = w
+                changed = True
+        if passes == 1:
+            for bkey, errs in sorted(bres.errors.items()):
+                report.warnings.extend(f"{describe_key(bkey)}: {e}" for e in errs)
+        nres = namespace_sync.reconcile(snap.user, [c["metadata"]["name"] for c in clusters], out.works, now, config)
+        for wkey, w in nres.items():
+            if w is None:
+                if out.works.pop(wkey, None) is not None:
+                    changed = True
+            elif w is not out.works.get(wkey):
+                out.works[wkey] = w
+                changed = True
+        report.passes = passes
+        if not changed:
+            return out
+    raise NotConvergedError(f"the control plane did not converge after {MAX_PASSES} passes")
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def run(store: StateStore, options: RunOptions, members=None) -> RunReport:
+    """One whole run: load, compute, (execute and collect unless offline), write unless dry-run.
+
+    Args:
+        store: the state directory.
+        options: clock, offline, dry-run.
+        members: the member-cluster layer (``karmactl.members.MemberLayer``); required unless offline.
+
+    Raises:
+        InputError: invalid state directory (nothing is written).
+        NotConvergedError: the control plane did not settle (nothing is written).
+    """
+    report = RunReport()
+    before = load(store)
+    after = before
+    if not options.offline and members is not None:
+        after = members.probe(after, options.now, report)
+    after = compute(after, options.now, report=report)
+    if not options.offline and members is not None:
+        after = members.execute(after, options.now, report)
+        after = compute(after, options.now, report=report)
+    report.after = after
+    if options.dry_run:
+        report.changes = _planned_changes(store, before, after)
+    else:
+        report.changes = store.write_changes(before, after)
+    return report
+
+
+def _planned_changes(store: StateStore, before: Snapshot, after: Snapshot) -> list:
+    out = []
+    for old_map, new_map in ((before.bindings, after.bindings), (before.works, after.works),
+                             (before.overlays, after.overlays)):
+        for key in sorted(set(old_map) | set(new_map)):
+            old, new = old_map.get(key), new_map.get(key)
+            if old != new:
+                action = "create" if old is None else "delete" if new is None else "update"
+                out.append((action, store.rel(store.computed_path(key))))
+    return out
+
+
+__all__ = ["RunOptions", "RunReport", "run", "compute", "load", "NotConvergedError", "InputError", "deepcopy", "C"]

@@ -1,0 +1,115 @@
+"""Edits of user-written files: ``apply`` (create or update in place) and ``delete``.
+
+An object that already lives in a file is updated in that file with ruamel.yaml's round-trip
+mode, so the file's comments, ordering and formatting survive (DESIGN §4). A new object goes to a
+canonical path: ``<plural>/<namespace>/<name>.yaml`` or ``<plural>/<name>.yaml``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from karmactl.api.kinds import KindInfo
+from karmactl.store import yamlio
+from karmactl.store.fsio import remove_file, write_atomic
+from karmactl.store.state import Key, Source, StateStore
+
+
+def canonical_path(store: StateStore, info: KindInfo, namespace: str, name: str) -> Path:
+    """Where ``apply`` puts a new object."""
+    base = store.root / info.plural
+    return base / namespace / f"{name}.yaml" if namespace else base / f"{name}.yaml"
+
+
+def update_in_place(node, new):
+    """Make a ruamel node equal to ``new`` while keeping comments on entries that stay.
+
+    Returns the node to store (``node`` itself when it could be updated in place).
+    """
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    if isinstance(node, CommentedMap) and isinstance(new, dict):
+        for k in [k for k in node if k not in new]:
+            del node[k]
+        for k, v in new.items():
+            node[k] = update_in_place(node[k], v) if k in node else v
+        return node
+    if isinstance(node, CommentedSeq) and isinstance(new, list):
+        for i, v in enumerate(new):
+            if i < len(node):
+                node[i] = update_in_place(node[i], v)
+            else:
+                node.append(v)
+        del node[len(new):]
+        return node
+    return new
+
+
+def _live_docs(docs: list) -> list[tuple[int, object]]:
+    return [(i, d) for i, d in enumerate(docs) if d is not None]
+
+
+def _plain(node):
+    """ruamel round-trip nodes compared as plain data."""
+    if isinstance(node, dict):
+        return {str(k): _plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_plain(v) for v in node]
+    return node
+
+
+def replace_object(store: StateStore, source: Source, new: dict) -> bool:
+    """Replace the object at ``source`` with ``new`` in its file; returns False when unchanged."""
+    path = store.root / source.path
+    text = path.read_text(encoding="utf-8")
+    docs = yamlio.round_trip_load_all(text)
+    live = _live_docs(docs)
+    idx, doc = live[source.index]
+    if _plain(doc) == new:
+        return False
+    docs[idx] = update_in_place(doc, new)
+    explicit = text.lstrip().startswith("---") or len(live) > 1
+    write_atomic(path, yamlio.round_trip_dump_all([d for d in docs if d is not None], explicit))
+    return True
+
+
+def append_new(store: StateStore, info: KindInfo, obj: dict) -> Path:
+    """Write a new object at its canonical path (appending a document if that file exists)."""
+    m = obj["metadata"]
+    path = canonical_path(store, info, m.get("namespace") or "" if info.namespaced else "", m["name"])
+    if path.exists():
+        text = path.read_text(encoding="utf-8").rstrip("\n")
+        write_atomic(path, text + "\n" + yamlio.dump_all([obj]))
+    else:
+        write_atomic(path, yamlio.dump(obj))
+    return path
+
+
+def remove_object(store: StateStore, source: Source) -> None:
+    """Remove the object at ``source`` from its file; the file goes when nothing is left in it."""
+    path = store.root / source.path
+    text = path.read_text(encoding="utf-8")
+    docs = yamlio.round_trip_load_all(text)
+    live = _live_docs(docs)
+    idx, _doc = live[source.index]
+    docs[idx] = None
+    rest = [d for d in docs if d is not None]
+    if not rest:
+        remove_file(path, store.root)
+    else:
+        write_atomic(path, yamlio.round_trip_dump_all(rest, len(rest) > 1 or text.lstrip().startswith("---")))
+
+
+def index_user_objects(store: StateStore) -> dict[Key, Source]:
+    """Key -> Source of every user object (parsed, not validated), for apply/delete."""
+    from karmactl.store.state import check_object, key_of
+
+    index: dict[Key, Source] = {}
+    for path in store.user_files():
+        rel = store.rel(path)
+        for obj, i, line in store.read_documents(path, rel):
+            if obj.get("kind") == "CustomResourceDefinition":
+                store.registry.add_crd(obj)
+        for obj, i, line in store.read_documents(path, rel):
+            check_object(obj, store.registry, rel, line)
+            index.setdefault(key_of(obj), Source(rel, i, line))
+    return index

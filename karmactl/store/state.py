@@ -1,0 +1,312 @@
+"""The state directory: loading user-written and computed objects, and writing computed ones.
+
+Layout (DESIGN §4)::
+
+    <state>/                    any *.yaml / *.yml files, any layout, multi-document: what people write
+    <state>/computed/           karmactl's own tree, one object per file, stable paths:
+        resourcebindings/<namespace>/<name>.yaml
+        clusterresourcebindings/<name>.yaml
+        works/<karmada-es-cluster>/<name>.yaml
+        status/<resource>[.<group>]/[<namespace>/]<name>.yaml    computed metadata + status of a
+                                                                 user-written object ("overlay")
+    <state>/.karmactl/          runtime data, never tracked: lock, cache, local members
+
+User files are never rewritten by a run; ``apply``/``delete`` edit them on request.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from karmactl.api.kinds import KindInfo, KindRegistry, group_of
+from karmactl.store import yamlio
+from karmactl.store.fsio import remove_file, write_atomic
+
+Key = tuple  # (group, kind, namespace, name)
+
+COMPUTED_DIR = "computed"
+RUNTIME_DIR = ".karmactl"
+_SKIP_DIRS = {COMPUTED_DIR, RUNTIME_DIR, ".git"}
+COMPUTED_KINDS = {("work.karmada.io", "ResourceBinding"), ("work.karmada.io", "ClusterResourceBinding"),
+                  ("work.karmada.io", "Work")}
+
+
+class InputError(Exception):
+    """Bad input: names the file (and line), the object and the field. Exit code 2.
+
+    Attributes:
+        file: path of the file, relative to the state directory or as given.
+        line: 1-based line of the document (or of the YAML error), or None.
+        obj: ``Kind namespace/name`` of the object, or None.
+        field: the offending field path, or None.
+    """
+
+    def __init__(self, message: str, file: str | None = None, line: int | None = None,
+                 obj: str | None = None, field: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.file = file
+        self.line = line
+        self.obj = obj
+        self.field = field
+
+    def __str__(self) -> str:
+        where = ""
+        if self.file:
+            where = f"{self.file}:{self.line}: " if self.line else f"{self.file}: "
+        what = f"{self.obj}: " if self.obj else ""
+        fld = f"{self.field}: " if self.field else ""
+        return f"{where}{what}{fld}{self.message}"
+
+
+def key_of(obj: dict) -> Key:
+    """(group, kind, namespace, name) of an object dict."""
+    m = obj.get("metadata") or {}
+    return (group_of(obj.get("apiVersion", "")), obj.get("kind", ""), m.get("namespace") or "", m.get("name", ""))
+
+
+def describe_key(key: Key) -> str:
+    """``Deployment default/nginx`` / ``Cluster member1``."""
+    _, kind, ns, name = key
+    return f"{kind} {ns}/{name}" if ns else f"{kind} {name}"
+
+
+@dataclass
+class Source:
+    """Where a user-written object lives: relative path, 0-based document index and 1-based line."""
+
+    path: str
+    index: int
+    line: int
+
+
+@dataclass
+class Snapshot:
+    """Everything one run works on, held in memory as plain dicts.
+
+    Attributes:
+        user: user-written objects by key, as written (after alias normalisation and defaulting).
+        sources: where each user object was read from.
+        overlays: computed metadata/status of user objects (claim labels, uid, generation, status,
+            and karmactl's private bookkeeping under the top-level key ``observed``).
+        bindings: ResourceBindings and ClusterResourceBindings by key.
+        works: Works by key.
+        registry: the kinds known, CRDs from the state directory included.
+    """
+
+    registry: KindRegistry
+    user: dict = field(default_factory=dict)
+    sources: dict = field(default_factory=dict)
+    overlays: dict = field(default_factory=dict)
+    bindings: dict = field(default_factory=dict)
+    works: dict = field(default_factory=dict)
+
+    def kind_info(self, key: Key) -> KindInfo | None:
+        return self.registry.by_group_kind(key[0], key[1])
+
+    def of_kind(self, group: str, kind: str) -> list[dict]:
+        """User objects of one kind, sorted by key."""
+        return [self.user[k] for k in sorted(self.user) if k[0] == group and k[1] == kind]
+
+    def copy_computed(self) -> "Snapshot":
+        """A snapshot sharing user objects but with shallow-copied computed dicts (for diffing)."""
+        return Snapshot(self.registry, self.user, self.sources, dict(self.overlays), dict(self.bindings), dict(self.works))
+
+
+class StateStore:
+    """Reads and writes one state directory.
+
+    Args:
+        root: the state directory (created on first write).
+        registry: kinds to accept; defaults to the built-in registry plus CRDs found in the files.
+    """
+
+    def __init__(self, root: Path | str, registry: KindRegistry | None = None):
+        self.root = Path(root)
+        self.registry = registry or KindRegistry.default()
+
+    # ------------------------------------------------------------------ reading
+    def user_files(self) -> list[Path]:
+        """Every ``*.yaml``/``*.yml`` file outside karmactl's own trees, sorted."""
+        found: list[Path] = []
+        if not self.root.is_dir():
+            return found
+        stack = [self.root]
+        while stack:
+            d = stack.pop()
+            with os.scandir(d) as it:
+                for entry in it:
+                    if entry.is_dir(follow_symlinks=False):
+                        if d == self.root and entry.name in _SKIP_DIRS:
+                            continue
+                        if entry.name.startswith("."):
+                            continue
+                        stack.append(Path(entry.path))
+                    elif entry.name.endswith((".yaml", ".yml")) and not entry.name.startswith("."):
+                        found.append(Path(entry.path))
+        found.sort()
+        return found
+
+    def computed_files(self) -> list[Path]:
+        base = self.root / COMPUTED_DIR
+        out: list[Path] = []
+        if base.is_dir():
+            for dirpath, _dirs, files in os.walk(base):
+                out.extend(Path(dirpath) / f for f in files if f.endswith(".yaml") and not f.startswith("."))
+        out.sort()
+        return out
+
+    def rel(self, path: Path) -> str:
+        try:
+            return str(path.relative_to(self.root))
+        except ValueError:
+            return str(path)
+
+    def read_documents(self, path: Path, display: str | None = None) -> list[tuple[dict, int, int]]:
+        """``[(object, document_index, line)]`` of one file; ``List`` documents are expanded.
+
+        Raises:
+            InputError: unreadable file, malformed YAML, or a document that is not an object.
+        """
+        display = display or self.rel(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"cannot read file: {exc}", display) from None
+        return parse_documents(text, display)
+
+    def load(self, normalize=None) -> Snapshot:
+        """Load the whole state directory.
+
+        Args:
+            normalize: optional ``f(obj, display) -> obj`` applied to every user object (alias
+                normalisation, defaulting and validation live in the caller's layer); it raises
+                :class:`InputError` for invalid objects.
+
+        Raises:
+            InputError: malformed files, unknown kinds, objects without name, duplicate keys.
+        """
+        docs: list[tuple[dict, Source]] = []
+        for path in self.user_files():
+            rel = self.rel(path)
+            for obj, index, line in self.read_documents(path, rel):
+                docs.append((obj, Source(rel, index, line)))
+        # CRDs first, so custom resources in any file are known.
+        for obj, _src in docs:
+            if obj.get("kind") == "CustomResourceDefinition" and group_of(obj.get("apiVersion", "")) == "apiextensions.k8s.io":
+                self.registry.add_crd(obj)
+        snap = Snapshot(self.registry)
+        for obj, src in docs:
+            info = check_object(obj, self.registry, src.path, src.line)
+            if (info.group, info.kind) in COMPUTED_KINDS:
+                raise InputError(f"{info.kind} objects are computed by karmactl and cannot be written by hand",
+                                 src.path, src.line, describe_key(key_of(obj)))
+            if normalize is not None:
+                obj = normalize(obj, src)
+            key = key_of(obj)
+            if key in snap.user:
+                other = snap.sources[key]
+                raise InputError(f"duplicate object: also defined in {other.path}:{other.line}",
+                                 src.path, src.line, describe_key(key))
+            snap.user[key] = obj
+            snap.sources[key] = src
+        for path in self.computed_files():
+            rel = self.rel(path)
+            for obj, _index, line in self.read_documents(path, rel):
+                key = key_of(obj)
+                if (key[0], key[1]) in COMPUTED_KINDS:
+                    (snap.works if key[1] == "Work" else snap.bindings)[key] = obj
+                else:
+                    snap.overlays[key] = obj
+        return snap
+
+    # ------------------------------------------------------------------ writing
+    def computed_path(self, key: Key) -> Path:
+        """Stable path of a computed object or an overlay in ``computed/``."""
+        group, kind, ns, name = key
+        base = self.root / COMPUTED_DIR
+        if (group, kind) in COMPUTED_KINDS:
+            plural = {"ResourceBinding": "resourcebindings", "ClusterResourceBinding": "clusterresourcebindings",
+                      "Work": "works"}[kind]
+            return base / plural / ns / f"{name}.yaml" if ns else base / plural / f"{name}.yaml"
+        info = self.registry.by_group_kind(group, kind)
+        resource = info.resource_ref if info else (f"{kind.lower()}.{group}" if group else kind.lower())
+        return base / "status" / resource / ns / f"{name}.yaml" if ns else base / "status" / resource / f"{name}.yaml"
+
+    def write_changes(self, before: Snapshot, after: Snapshot) -> list[tuple[str, str]]:
+        """Write every computed object or overlay that differs between ``before`` and ``after``.
+
+        Returns ``[(action, relative_path)]`` with action ``write`` or ``delete``, sorted. Objects
+        equal to what is on disk are not written (no timestamp churn).
+        """
+        changes: list[tuple[str, str]] = []
+        stop = self.root / COMPUTED_DIR
+        for old_map, new_map in ((before.bindings, after.bindings), (before.works, after.works),
+                                 (before.overlays, after.overlays)):
+            for key in sorted(set(old_map) | set(new_map)):
+                old, new = old_map.get(key), new_map.get(key)
+                if old == new:
+                    continue
+                path = self.computed_path(key)
+                if new is None:
+                    remove_file(path, stop)
+                    changes.append(("delete", self.rel(path)))
+                else:
+                    write_atomic(path, yamlio.dump(new))
+                    changes.append(("write", self.rel(path)))
+        return changes
+
+
+def parse_documents(text: str, display: str) -> list[tuple[dict, int, int]]:
+    """Parse YAML text into ``[(object, document_index, line)]`` (``List`` kinds expanded).
+
+    Raises:
+        InputError: malformed YAML or a document that is not a mapping.
+    """
+    try:
+        docs = yamlio.load_all(text)
+    except yamlio.YAMLSyntaxError as exc:
+        raise InputError(str(exc), display, exc.line) from None
+    out = []
+    for index, (doc, line) in enumerate(docs):
+        if not isinstance(doc, dict):
+            raise InputError("a document must be a mapping with apiVersion, kind and metadata", display, line)
+        if doc.get("kind") == "List" or (str(doc.get("kind", "")).endswith("List") and isinstance(doc.get("items"), list)):
+            for item in doc.get("items") or []:
+                if not isinstance(item, dict):
+                    raise InputError("a List item must be a mapping", display, line)
+                out.append((item, index, line))
+        else:
+            out.append((doc, index, line))
+    return out
+
+
+def check_object(obj: dict, registry: KindRegistry, display: str, line: int | None) -> KindInfo:
+    """Check what every object needs before it can be keyed: apiVersion, a known kind, a name.
+
+    Raises:
+        InputError: naming the file, line, object and field.
+    """
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    meta = obj.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    label = f"{kind or '?'} {name}" if name else (kind or None)
+    if not isinstance(api_version, str) or not api_version:
+        raise InputError("required field is missing", display, line, label, "apiVersion")
+    if not isinstance(kind, str) or not kind:
+        raise InputError("required field is missing", display, line, label, "kind")
+    if not isinstance(meta, dict):
+        raise InputError("required field is missing", display, line, label, "metadata")
+    if not isinstance(name, str) or not name:
+        raise InputError("required field is missing", display, line, label, "metadata.name")
+    info = registry.for_object(api_version, kind)
+    if info is None:
+        raise InputError(f'unknown kind "{kind}" in apiVersion "{api_version}" (no built-in kind and no '
+                         f"CustomResourceDefinition in the state directory defines it)", display, line, label, "kind")
+    ns = meta.get("namespace")
+    if ns is not None and not isinstance(ns, str):
+        raise InputError("must be a string", display, line, label, "metadata.namespace")
+    if info.namespaced and not ns:
+        meta["namespace"] = "default"
+    return info
