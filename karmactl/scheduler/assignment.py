@@ -18,7 +18,7 @@ from karmactl.api.selectors import cluster_affinity_matches
 from karmactl.scheduler.framework import SchedulingError, UnschedulableError
 from karmactl.scheduler.selection import ClusterDetail
 from karmactl.scheduler.util import (
-    AGGREGATED_STRATEGY, DUPLICATED_STRATEGY, DYNAMIC_WEIGHT_STRATEGY, STATIC_WEIGHT_STRATEGY, active_affinity_term,
+    AGGREGATED_STRATEGY, DUPLICATED_STRATEGY, STATIC_WEIGHT_STRATEGY, active_affinity_term,
     placement_of, replicas_of, strategy_type, target_clusters,
 )
 from karmactl.scheduler.webster import allocate_webster_seats

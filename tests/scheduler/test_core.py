@@ -327,3 +327,27 @@ def test_schedule_twice_is_identical(clusters, placement, replicas, workload):
     first = schedule_binding(b, cs, NOW)
     second = schedule_binding(first.binding, cs, LATER)
     assert second.binding == first.binding
+
+
+# --- worked examples through the estimator ---------------------------------------------------------
+
+@pytest.mark.parametrize("placement, expected", [
+    pytest.param(divided("Aggregated"), {"A": 6, "B": 4}, id="aggregated 10 over 8,6,3"),
+    pytest.param(divided(weight_preference=DYNAMIC), {"A": 5, "B": 3, "C": 2}, id="dynamic 10 over 8,6,3"),
+])
+def test_estimator_drives_division(placement, expected):
+    out = schedule_binding(make_binding(replicas=10, requirements=REQ, placement=placement),
+                           capacity_clusters(A=8, B=6, C=3), NOW)
+    assert targets(out.binding) == expected
+
+
+def test_cluster_resource_binding_same_shape(three_clusters):
+    crb = make_binding(kind="ClusterRole", api_version="rbac.authorization.k8s.io/v1",
+                       labels={C.CPP_PERMANENT_ID_LABEL: "x"})
+    crb["kind"] = "ClusterResourceBinding"
+    del crb["metadata"]["namespace"]
+    rbac = [{"groupVersion": "rbac.authorization.k8s.io/v1", "resources": [{"name": "clusterroles", "kind": "ClusterRole"}]}]
+    clusters = [make_cluster("member1", apis=rbac), make_cluster("member2")]
+    out = schedule_binding(crb, clusters, NOW)
+    assert targets(out.binding) == {"member1": 0}
+    assert out.filtered == {"member2": "cluster(s) did not have the API resource"}
