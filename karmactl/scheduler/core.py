@@ -16,6 +16,15 @@ karmactl deviations (all for stable files; see the module docs of :mod:`assignme
 * When the scheduler changes ``spec`` it bumps ``metadata.generation`` itself (there is no API server),
   and a successful run records that new generation in ``schedulerObservedGeneration`` (upstream
   records the old one and catches up on the next event; this is the same fixpoint, one pass earlier).
+* ``spec.clusters`` entries omit ``replicas`` when it is 0 (Go's ``omitempty``); an empty result
+  removes the key. :attr:`ScheduleOutcome.result` always carries ``replicas``.
+* Placements are compared after dropping nulls and empty lists/maps, so a Go-marshalled annotation
+  (``omitempty``) and a YAML placement spelling out empty fields compare equal (upstream's
+  ``reflect.DeepEqual`` would see nil != empty and reschedule every time).
+* Webhook defaults absent from files are applied when reading a placement (``replicaSchedulingType:
+  Divided``, ``replicaDivisionPreference: Weighted``), see :mod:`karmactl.scheduler.util`.
+* Faithful quirk kept: ``clusterAffinities: []`` (present but empty) tries no term and reports
+  ``Scheduled=True`` without touching ``spec.clusters``, as upstream does.
 """
 from __future__ import annotations
 
