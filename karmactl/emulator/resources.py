@@ -51,6 +51,7 @@ class ResourceType:
     list_kind: str = ""
     crd: bool = False
     scale_paths: tuple[str, str, str] = (".spec.replicas", ".status.replicas", "")
+    printer_columns: list[dict] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.singular = self.singular or self.kind.lower()
@@ -133,7 +134,8 @@ def crd_types(crd: dict) -> list[ResourceType]:
             spec.get("group", ""), ver.get("name", "v1"), names.get("kind", ""), names.get("plural", ""),
             spec.get("scope", "Namespaced") == "Namespaced", list(names.get("shortNames") or []),
             status="status" in subs, scale=scale is not None, categories=list(names.get("categories") or []),
-            singular=names.get("singular", ""), list_kind=names.get("listKind", ""), crd=True)
+            singular=names.get("singular", ""), list_kind=names.get("listKind", ""), crd=True,
+            printer_columns=list(ver.get("additionalPrinterColumns") or []))
         if scale is not None:
             rt.scale_paths = (scale.get("specReplicasPath", ".spec.replicas"),
                               scale.get("statusReplicasPath", ".status.replicas"),

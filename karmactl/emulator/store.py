@@ -173,6 +173,7 @@ class Store:
         self._history_floor = 0
         self._watchers: list[Watcher] = []
         self._dirty = threading.Event()
+        self._flush_lock = threading.Lock()
         self._writer: threading.Thread | None = None
         self._closed = False
         self.on_change: list[Callable[[str, tuple[str, str], dict], None]] = []
@@ -229,13 +230,16 @@ class Store:
         """Write the state file now if anything changed (atomic: temp file + rename)."""
         if not self.data_dir:
             return
-        with self.lock:
-            if not self._dirty.is_set():
-                return
-            self._dirty.clear()
-            snapshot = {"resourceVersion": self._rv,
-                        "objects": {f"{g}/{p}": [bucket[k] for k in sorted(bucket)]
-                                    for (g, p), bucket in sorted(self._objects.items()) if bucket}}
+        # Flushes are serialised so an older snapshot can never replace a newer one; the store lock is
+        # held only while taking references (stored dicts are immutable), not while encoding.
+        with self._flush_lock:
+            with self.lock:
+                if not self._dirty.is_set():
+                    return
+                self._dirty.clear()
+                snapshot = {"resourceVersion": self._rv,
+                            "objects": {f"{g}/{p}": [bucket[k] for k in sorted(bucket)]
+                                        for (g, p), bucket in sorted(self._objects.items()) if bucket}}
             data = json.dumps(snapshot, sort_keys=True)
             os.makedirs(self.data_dir, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.data_dir, prefix=".objects-", suffix=".tmp")
