@@ -418,8 +418,22 @@ class Handler(BaseHTTPRequestHandler):
 
     def _watch(self, rt: ResourceType, namespace: str | None, query: dict) -> None:
         store = self.member.store
-        w = store.watch(rt, namespace, query.get("labelSelector"), query.get("fieldSelector"),
-                        query.get("resourceVersion"))
+        try:
+            w = store.watch(rt, namespace, query.get("labelSelector"), query.get("fieldSelector"),
+                            query.get("resourceVersion"))
+        except ApiError as e:
+            if e.code != 410:
+                raise
+            # kube-apiserver reports an expired resourceVersion as an ERROR event on an open stream;
+            # clients (reflectors, the Python Watch) then relist.
+            line = json.dumps({"type": "ERROR", "object": e.status()}).encode() + b"\n"
+            self._status = 200
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(line)))
+            self.end_headers()
+            self.wfile.write(line)
+            return
         table = self._wants_table()
         try:
             timeout = min(float(query.get("timeoutSeconds") or MAX_WATCH_SECONDS), MAX_WATCH_SECONDS)

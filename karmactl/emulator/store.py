@@ -612,6 +612,9 @@ class Store:
             old = bucket.get((ns, name))
             if old is None:
                 raise not_found(rt, name)
+            if rt.key == ("", "namespaces") and name in ("default", "kube-system", "kube-public"):
+                raise ApiError(403, "Forbidden", f'namespaces "{name}" is forbidden: this namespace may not be '
+                               "deleted", {"name": name, "kind": "namespaces"})
             if dry_run:
                 return self._out(rt, old)
             if rt.key == ("", "namespaces"):

@@ -205,6 +205,9 @@ def test_namespace_cascade_and_dry_run_create(dyn):
     assert cms.get(namespace="team").to_dict()["items"] == []
     with pytest.raises(NotFoundError):
         cms.create(body={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}, namespace="team")
+    with pytest.raises(ApiException) as e:
+        ns_api.delete(name="default")
+    assert e.value.status == 403
     names = {n["metadata"]["name"] for n in ns_api.get().to_dict()["items"]}
     assert {"default", "kube-system", "kube-public"} <= names
 

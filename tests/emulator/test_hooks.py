@@ -189,6 +189,9 @@ def test_persistence_across_stop_start_and_new_server(tmp_path):
         assert again.store.resource_version == rv
         code, body = raw(again.url, "GET", "/apis/ex.io/v1")
         assert code == 200 and body["resources"][0]["name"] == "things"
+        # history from before the restart is gone: an old watch is told to relist (410 ERROR event)
+        code, event = raw(again.url, "GET", "/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=1")
+        assert code == 200 and event["type"] == "ERROR" and event["object"]["code"] == 410
     finally:
         again.close()
 
