@@ -79,7 +79,17 @@ def normalize_object(obj: dict, src: Source, registry) -> dict:
 
 def load(store: StateStore) -> Snapshot:
     """Load and validate the state directory (raises :class:`InputError`)."""
-    return store.load(normalize=lambda obj, src: normalize_object(obj, src, store.registry))
+    from karmactl import __version__
+
+    return store.load(normalize=lambda obj, src: normalize_object(obj, src, store.registry),
+                      normalize_tag=f"karmactl-{__version__}-{_source_stamp()}")
+
+
+def _source_stamp() -> str:
+    """Changes whenever karmactl's validation code changes, so cached validation results expire."""
+    import os
+    api_dir = os.path.dirname(C.__file__)
+    return str(max(int(os.path.getmtime(os.path.join(api_dir, f))) for f in os.listdir(api_dir) if f.endswith(".py")))
 
 
 # --------------------------------------------------------------------------- compute
@@ -97,13 +107,14 @@ def clusters_of(snap: Snapshot) -> list[dict]:
 
 def _interpreter_hooks(snap: Snapshot):
     from karmactl import interpreter
-    from karmactl.overrides import apply_overrides
 
     ops = snap.of_kind("policy.karmada.io", "OverridePolicy")
     cops = snap.of_kind("policy.karmada.io", "ClusterOverridePolicy")
     clusters = {c["metadata"]["name"]: c for c in clusters_of(snap)}
 
     def overrides(manifest, cluster_name):
+        from karmactl.overrides import apply_overrides
+
         cluster = clusters.get(cluster_name) or {"metadata": {"name": cluster_name}, "spec": {}}
         ns = (manifest.get("metadata") or {}).get("namespace") or ""
         res = apply_overrides(manifest, cluster, [o for o in ops if o["metadata"].get("namespace") == ns] if ns else [], cops)
@@ -140,6 +151,18 @@ def compute(snap: Snapshot, now: str, config: detector.DetectorConfig | None = N
     cpps = [p for p in snap.of_kind("policy.karmada.io", "ClusterPropagationPolicy") if not p["metadata"].get("deletionTimestamp")]
     override_names = {(k[1], k[2], k[3]) for k in snap.user if k[0] == "policy.karmada.io"
                       and k[1] in ("OverridePolicy", "ClusterOverridePolicy")}
+    render_memo: dict = {}
+    view_cache: dict = {}
+
+    def view_of(k):
+        overlay = out.overlays.get(k)
+        cached = view_cache.get(k)
+        if cached is not None and cached[0] is overlay:
+            return cached[1]
+        v = template_view(templates[k], overlay)
+        view_cache[k] = (overlay, v)
+        return v
+
     for passes in range(1, MAX_PASSES + 1):
         changed = False
         # template bookkeeping (uid, generation) before the detector reads the views
@@ -147,7 +170,7 @@ def compute(snap: Snapshot, now: str, config: detector.DetectorConfig | None = N
             new = refresh_overlay(key, obj, out.overlays.get(key), None, now)
             if new is not out.overlays.get(key):
                 out.overlays[key] = new
-        views = {k: template_view(obj, out.overlays.get(k)) for k, obj in templates.items()}
+        views = {k: view_of(k) for k in templates}
         claims = {k: {"labels": (out.overlays.get(k) or {}).get("metadata", {}).get("labels") or {},
                       "annotations": (out.overlays.get(k) or {}).get("metadata", {}).get("annotations") or {}}
                   for k in templates}
@@ -160,7 +183,7 @@ def compute(snap: Snapshot, now: str, config: detector.DetectorConfig | None = N
             if new is not out.overlays.get(key):
                 out.overlays[key] = new
                 changed = True
-        views = {k: template_view(obj, out.overlays.get(k)) for k, obj in templates.items()}
+        views = {k: view_of(k) for k in templates}
         for bkey, b in det.bindings.items():
             if b is None:
                 if out.bindings.pop(bkey, None) is not None:
@@ -174,7 +197,7 @@ def compute(snap: Snapshot, now: str, config: detector.DetectorConfig | None = N
             if outcome.binding != out.bindings[bkey]:
                 out.bindings[bkey] = outcome.binding
                 changed = True
-        bres = binding_ctl.reconcile(out.bindings, out.works, views, now, hooks)
+        bres = binding_ctl.reconcile(out.bindings, out.works, views, now, hooks, render_memo)
         for wkey, w in bres.works.items():
             if w is None:
                 if out.works.pop(wkey, None) is not None:

@@ -136,15 +136,16 @@ def condition_unset(ctx: typer.Context, name: str = typer.Argument(...), ctype: 
 @app.command()
 def completion(shell: str = typer.Argument(..., help="bash, zsh or fish")):
     """Print a shell completion script (e.g. `source <(karmactl completion bash)`)."""
-    import click
-    from click.shell_completion import get_completion_class
+    try:  # typer vendors its own click from 0.20 on
+        from typer._click.shell_completion import get_completion_class
+    except ImportError:  # pragma: no cover - older typer
+        from click.shell_completion import get_completion_class
 
     cls = get_completion_class(shell)
     if cls is None:
         raise CLIError(f'unsupported shell "{shell}": use bash, zsh or fish')
     command = typer.main.get_command(app)
     out(cls(command, {}, "karmactl", "_KARMACTL_COMPLETE").source())
-    del click
 
 
 def _register_extra_commands():
@@ -168,12 +169,39 @@ def run(argv: list[str] | None = None) -> None:
     sys.exit(main_exit_code(argv))
 
 
+_GLOBAL_WITH_VALUE = ("--state", "--now")
+_GLOBAL_FLAGS = ("-v", "--verbose", "-vv", "-vvv")
+
+
+def hoist_global_options(argv: list[str]) -> list[str]:
+    """Move global options given after the subcommand to the front, as kubectl accepts them anywhere."""
+    front, rest = [], []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            rest.extend(argv[i:])
+            break
+        if a in _GLOBAL_WITH_VALUE and i + 1 < len(argv):
+            front += [a, argv[i + 1]]
+            i += 2
+            continue
+        if any(a.startswith(g + "=") for g in _GLOBAL_WITH_VALUE) or a in _GLOBAL_FLAGS:
+            front.append(a if a not in ("-vv", "-vvv") else "-v")
+            i += 1
+            continue
+        rest.append(a)
+        i += 1
+    return front + rest
+
+
 def main_exit_code(argv: list[str] | None = None) -> int:
     from karmactl.reconcile import NotConvergedError
     from karmactl.store.fsio import StateLockedError
     from karmactl.store.state import InputError
 
-    verbose = "-v" in (argv if argv is not None else sys.argv[1:])
+    argv = hoist_global_options(list(argv if argv is not None else sys.argv[1:]))
+    verbose = "-v" in argv or "--verbose" in argv
     try:
         app(args=argv, prog_name="karmactl", standalone_mode=False)
         return int(ExitCode.OK)
@@ -195,13 +223,12 @@ def main_exit_code(argv: list[str] | None = None) -> int:
         err("interrupted")
         return 130
     except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback for users
-        import click
-        if isinstance(exc, click.exceptions.Exit):
+        if type(exc).__name__ == "Exit" and hasattr(exc, "exit_code"):
             return int(exc.exit_code)
-        if isinstance(exc, click.exceptions.Abort):
+        if type(exc).__name__ == "Abort":
             err("aborted")
             return 1
-        if isinstance(exc, click.ClickException):
+        if hasattr(exc, "show") and hasattr(exc, "exit_code"):  # click usage errors (typer vendors click)
             exc.show()
             return int(ExitCode.INPUT_ERROR)
         if verbose or os.environ.get("KARMACTL_DEBUG"):

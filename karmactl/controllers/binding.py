@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass, field
 
 from karmactl.api import constants as C
-from karmactl.api.objects import bump_generation, deepcopy, get_condition, permanent_id
+from karmactl.api.objects import bump_generation, get_condition, permanent_id
 from karmactl.controllers.names import cluster_of_execution_namespace, execution_namespace, work_name
 
 
@@ -97,7 +97,8 @@ def delete_work(work: dict, now: str) -> dict | None:
     return out
 
 
-def reconcile(bindings: dict, works: dict, views: dict, now: str, hooks: RenderHooks) -> BindingResult:
+def reconcile(bindings: dict, works: dict, views: dict, now: str, hooks: RenderHooks,
+              memo: dict | None = None) -> BindingResult:
     """Render Works for every binding and drop orphans.
 
     Args:
@@ -107,6 +108,8 @@ def reconcile(bindings: dict, works: dict, views: dict, now: str, hooks: RenderH
             claim metadata merged); a binding whose template is gone renders nothing.
         now: the run's clock (creationTimestamp of new Works, deletionTimestamp of removed ones).
         hooks: interpreter and override functions.
+        memo: optional dict kept across passes of one run: a Work whose binding, template view and
+            previous output are the very same objects as last pass is not rendered again.
 
     Returns:
         A :class:`BindingResult` with every Work that should change (new/updated Works, None or a
@@ -126,7 +129,7 @@ def reconcile(bindings: dict, works: dict, views: dict, now: str, hooks: RenderH
         bid = binding_id(binding)
         seen.add(bid)
         existing = {wk: works[wk] for wk in by_binding.get(bid, [])}
-        _reconcile_one(bkey, binding, existing, views, now, hooks, result)
+        _reconcile_one(bkey, binding, existing, views, now, hooks, result, memo if memo is not None else {})
     for bid, wkeys in by_binding.items():
         if bid not in seen:
             for wk in wkeys:
@@ -137,7 +140,7 @@ def reconcile(bindings: dict, works: dict, views: dict, now: str, hooks: RenderH
 
 
 def _reconcile_one(bkey, binding: dict, existing: dict, views: dict, now: str, hooks: RenderHooks,
-                   result: BindingResult) -> None:
+                   result: BindingResult, memo: dict) -> None:
     spec = binding.get("spec") or {}
     targets = target_clusters(binding)
     tasks = spec.get("gracefulEvictionTasks") or []
@@ -177,11 +180,15 @@ def _reconcile_one(bkey, binding: dict, existing: dict, views: dict, now: str, h
         if old is not None and (old.get("metadata") or {}).get("deletionTimestamp"):
             errors.append(f"work {wkey[2]}/{wkey[3]} is being deleted")
             continue
+        seen = memo.get(wkey)
+        if seen is not None and seen[0] is binding and seen[1] is view and seen[2] is old and old is not None:
+            continue
         try:
             work = render_work(binding, view, cluster, targets[cluster], completions.get(cluster), old, now, hooks)
         except Exception as exc:  # an override error fails this cluster's Work only (§9.2 step 3)
             errors.append(f"cluster {cluster}: {exc}")
             continue
+        memo[wkey] = (binding, view, work)
         if work is not old:
             result.works[wkey] = work
     if errors:
@@ -193,7 +200,10 @@ def render_work(binding: dict, view: dict, cluster: str, replicas: int, completi
     """The Work for one target cluster (§9.2); returns ``old`` itself when nothing changed."""
     bspec = binding.get("spec") or {}
     bmeta = binding["metadata"]
-    manifest = deepcopy(view)
+    # shallow copies down to what is mutated here; revise_replica and prune copy deeply themselves
+    vmeta = view.get("metadata") or {}
+    manifest = dict(view, metadata=dict(vmeta, labels=dict(vmeta.get("labels") or {}),
+                                        annotations=dict(vmeta.get("annotations") or {})))
     if is_workload(binding):
         manifest = hooks.revise_replica(manifest, replicas)
     if completions is not None:

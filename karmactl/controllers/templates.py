@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from karmactl.api.objects import deepcopy, permanent_id
+from karmactl.api.objects import permanent_id
 
 
 def spec_hash(obj: dict) -> str:
@@ -41,7 +41,10 @@ def refresh_overlay(key, obj: dict, overlay: dict | None, claim: dict | None, no
     Returns:
         The overlay (``overlay`` itself when nothing changed).
     """
-    new = deepcopy(overlay) if overlay is not None else new_overlay(key, obj)
+    if overlay is not None:  # copy only the parts this function may change
+        new = dict(overlay, metadata=dict(overlay["metadata"]), observed=dict(overlay.get("observed") or {}))
+    else:
+        new = new_overlay(key, obj)
     m = new["metadata"]
     fm = obj.get("metadata") or {}
     m["uid"] = fm.get("uid") or m.get("uid") or permanent_id("uid", *key)

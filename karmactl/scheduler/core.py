@@ -56,15 +56,22 @@ class ScheduleOutcome:
         binding: the updated binding (a new dict; ``==`` the input when nothing changed).
         attempted: whether a scheduling run happened (the 3.2 decision said yes).
         error: the ``Scheduled`` condition message on failure, else None.
-        filtered: ``{cluster name: first failing filter reason}`` of the last attempt (for ``describe``).
+        filtered: ``{cluster name: first failing filter reason}`` of the last attempt (for ``describe``);
+            computed on first access, since runs rarely need it.
         result: the chosen targets ``[{"name", "replicas"}]`` sorted by name; empty on failure.
     """
 
     binding: dict
     attempted: bool
     error: str | None = None
-    filtered: dict[str, str] = field(default_factory=dict)
+    explain: object = field(default=None, repr=False, compare=False)
     result: list[dict] = field(default_factory=list)
+
+    @property
+    def filtered(self) -> dict[str, str]:
+        if callable(self.explain):
+            return self.explain()
+        return dict(self.explain or {})
 
 
 # --------------------------------------------------------------------------------------------------
@@ -187,6 +194,9 @@ def needs_schedule(binding: dict, clusters: dict[str, dict]) -> bool:
 # the algorithm (generic_scheduler.Schedule)
 
 
+_AFFINITY = next(p for p in FILTER_PLUGINS if p.name == "ClusterAffinity")
+
+
 def run_algorithm(spec: dict, status: dict, clusters: list[dict], *, enable_empty_workload_propagation: bool = False,
                   diagnosis: dict[str, str] | None = None) -> list[dict]:
     """One scheduling attempt: filter, score, estimate, select, assign.
@@ -195,7 +205,8 @@ def run_algorithm(spec: dict, status: dict, clusters: list[dict], *, enable_empt
         spec, status: the binding's spec and the attempt's status (``schedulerObservingAffinityName``
             set to the ``clusterAffinities`` term being tried).
         clusters: every known Cluster (deleting ones are skipped but counted in the FitError total).
-        diagnosis: if given, filled with ``{cluster: first failing filter reason}``.
+        diagnosis: if given, filled with ``{cluster: first failing filter reason}`` (costs a full
+            filter chain per rejected cluster; without it reasons are computed only on a FitError).
 
     Returns:
         targets ``[{"name", "replicas"}]`` in assignment order.
@@ -205,15 +216,26 @@ def run_algorithm(spec: dict, status: dict, clusters: list[dict], *, enable_empt
         UnschedulableError / SchedulingError: selection or assignment failed (message prefixed with
             ``failed to select clusters: `` or ``failed to assign replicas: ``).
     """
-    feasible, failures = [], {}
+    # Feasibility does not depend on filter order, so the cheap affinity check runs first and most
+    # clusters of a clusterNames placement are rejected without the other plugins. The first failing
+    # reason in the documented order (what FitError and `describe` report) is computed only for the
+    # clusters that need it: all of them when nothing fits.
+    feasible, rejected = [], []
     for cluster in clusters:
         if is_deleting(cluster):
             continue  # never schedule onto a deleting cluster; not reported as a failure
+        if not _AFFINITY.filter(spec, status, cluster).ok:
+            rejected.append(cluster)
+            continue
         result = run_filter_plugins(FILTER_PLUGINS, spec, status, cluster)
         if result.ok:
             feasible.append(cluster)
         else:
-            failures[cluster_name(cluster)] = result.reason
+            rejected.append(cluster)
+    failures: dict[str, str] = {}
+    if not feasible or diagnosis is not None:
+        for cluster in rejected:
+            failures[cluster_name(cluster)] = run_filter_plugins(FILTER_PLUGINS, spec, status, cluster).reason
     if diagnosis is not None:
         diagnosis.clear()
         diagnosis.update(failures)
@@ -237,6 +259,23 @@ def run_algorithm(spec: dict, status: dict, clusters: list[dict], *, enable_empt
 
 # --------------------------------------------------------------------------------------------------
 # schedule_binding
+
+
+def _explainer(diagnosis, spec: dict, status: dict, clusters: list[dict]):
+    """``filtered`` for an outcome: the FitError's reasons, or a lazy full filter run."""
+    if diagnosis is not None:
+        return dict(diagnosis)
+
+    def explain() -> dict[str, str]:
+        out: dict[str, str] = {}
+        for cluster in clusters:
+            if is_deleting(cluster):
+                continue
+            result = run_filter_plugins(FILTER_PLUGINS, spec, status, cluster)
+            if not result.ok:
+                out[cluster_name(cluster)] = result.reason
+        return out
+    return explain
 
 
 def _sorted_targets(targets: list[dict]) -> list[dict]:
@@ -294,28 +333,32 @@ def schedule_binding(binding: dict, clusters: list[dict], now: str, *,
         applied-placement annotation, ``status.conditions[Scheduled]``, ``lastScheduledTime``,
         ``schedulerObservedGeneration`` and ``schedulerObservingAffinityName`` updated as applicable.
     """
-    new = deepcopy(binding)
+    # The early exits below return the input object itself when nothing changes (or a shallow
+    # copy with a new status), so the common "nothing to do" case costs no deep copy.
     if not is_eligible(binding):
-        return ScheduleOutcome(binding=new, attempted=False)
-    spec = new.get("spec") or {}
+        return ScheduleOutcome(binding=binding, attempted=False)
     old_status = binding.get("status") or {}
-    placement = spec.get("placement")
-    if placement is None:
+    if (binding.get("spec") or {}).get("placement") is None:
         # upstream: "failed to get placement from resourceBinding(...)" and nothing written
         meta = binding.get("metadata") or {}
         key = "/".join(p for p in (meta.get("namespace"), meta.get("name")) if p)
-        return ScheduleOutcome(binding=new, attempted=False, error=f"failed to get placement from binding({key})")
+        return ScheduleOutcome(binding=binding, attempted=False, error=f"failed to get placement from binding({key})")
 
     by_name = {cluster_name(c): c for c in clusters}
     if not needs_schedule(binding, by_name):
-        generation = (new.get("metadata") or {}).get("generation")
+        generation = (binding.get("metadata") or {}).get("generation")
         if generation is not None and old_status.get("schedulerObservedGeneration") != generation:
-            new.setdefault("status", {})["schedulerObservedGeneration"] = generation
-        return ScheduleOutcome(binding=new, attempted=False)
+            new = dict(binding, status=dict(old_status, schedulerObservedGeneration=generation))
+            return ScheduleOutcome(binding=new, attempted=False)
+        return ScheduleOutcome(binding=binding, attempted=False)
+    new = deepcopy(binding)
+    spec = new.get("spec") or {}
+    placement = spec.get("placement")
 
     placement_json = json.dumps(placement, sort_keys=True, separators=(",", ":"))
     fresh = reschedule_required(spec, old_status)
-    diagnosis: dict[str, str] = {}
+    diagnosis: dict[str, str] | None = None
+    last_status = old_status
     targets: list[dict] | None = None
     error: SchedulingError | None = None
     patch_spec = False
@@ -327,13 +370,17 @@ def schedule_binding(binding: dict, clusters: list[dict], now: str, *,
         first_error: SchedulingError | None = None
         while index < len(terms):
             attempt_status = deepcopy(old_status)
+            last_status = attempt_status
             attempt_status["schedulerObservingAffinityName"] = terms[index].get("affinityName")
             try:
-                targets = run_algorithm(spec, attempt_status, clusters, diagnosis=diagnosis,
+                targets = run_algorithm(spec, attempt_status, clusters,
                                         enable_empty_workload_propagation=enable_empty_workload_propagation)
                 observed_name = terms[index].get("affinityName")
+                diagnosis = None  # the successful attempt's reasons are what describe shows
                 break
             except SchedulingError as err:
+                if isinstance(err, FitError):
+                    diagnosis = err.diagnosis
                 first_error = first_error or err  # any error moves on to the next term
                 index += 1
         if targets is not None:
@@ -345,10 +392,10 @@ def schedule_binding(binding: dict, clusters: list[dict], now: str, *,
                 targets, patch_spec = [], True
     else:
         try:
-            targets = run_algorithm(spec, old_status, clusters, diagnosis=diagnosis,
+            targets = run_algorithm(spec, old_status, clusters,
                                     enable_empty_workload_propagation=enable_empty_workload_propagation)
         except FitError as err:
-            error, targets = err, []
+            error, targets, diagnosis = err, [], err.diagnosis
         except SchedulingError as err:
             error = err
         patch_spec = error is None or isinstance(error, FitError)
@@ -373,4 +420,4 @@ def schedule_binding(binding: dict, clusters: list[dict], now: str, *,
             status["lastScheduledTime"] = now
     result = _sorted_targets(targets) if error is None and targets is not None else []
     return ScheduleOutcome(binding=new, attempted=True, error=None if error is None else str(error),
-                           filtered=dict(diagnosis), result=result)
+                           explain=_explainer(diagnosis, spec, last_status, clusters), result=result)

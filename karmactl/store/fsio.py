@@ -9,7 +9,6 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -18,13 +17,22 @@ class StateLockedError(RuntimeError):
     """Another karmactl process holds the state directory lock."""
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temp file + fsync-free rename), creating parents."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+def write_atomic(path: Path, text: str | bytes) -> None:
+    """Write ``text`` to ``path`` atomically (temp file + rename), creating parent directories.
+
+    The temporary name is ``.<name>.<pid>.tmp`` in the same directory: unique per process, and a
+    run holds the state lock, so no two writers share it.
+    """
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    tmp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.getpid()}.tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    except FileNotFoundError:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -1,0 +1,4 @@
+"""``python -m karmactl``."""
+from karmactl.cli.main import run
+
+run()
