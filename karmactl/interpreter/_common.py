@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import re
 
-from karmactl.api.objects import deepcopy
-
 # GroupVersionKinds the native hooks are registered for (``pkg/resourceinterpreter/default/native``).
 DEPLOYMENT = ("apps/v1", "Deployment")
 REPLICASET = ("apps/v1", "ReplicaSet")
@@ -195,5 +193,3 @@ def parse_int64(text: str) -> int:
         raise ValueError(f"value out of range: {text!r}")
     return value
 
-
-__all__ = ["InterpreterError", "deepcopy"]

@@ -198,6 +198,7 @@ def apply_label_annotation_overrider(obj: dict, overrider: dict, field: str) -> 
 def _yaml() -> YAML:
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = False
+    yaml.allow_unicode = True  # go-yaml writes UTF-8 as is
     return yaml
 
 
@@ -245,10 +246,20 @@ def apply_field_overrider(obj: dict, overrider: dict) -> dict:
         except ValueError as err:
             raise OverriderError(f"invalid JSON at {field_path}: {err}") from None
         patched = apply_json_patch(doc, _patch_ops(overrider["json"]))
-        new_text = json.dumps(patched, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+        new_text = _go_json(patched)
     else:
         new_text = ""
     return apply_json_patch(obj, [{"op": "replace", "path": field_path, "value": new_text}])
+
+
+def _go_json(value) -> str:
+    """Compact JSON as Go's ``json.Marshal`` writes it: sorted map keys, UTF-8, HTML-safe escapes."""
+    text = json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    # <, > and & only occur inside strings in JSON text, so replacing them is safe.
+    for char, escape in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
+                         ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(char, escape)
+    return text
 
 
 def _sorted_keys(value):

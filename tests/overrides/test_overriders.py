@@ -251,3 +251,10 @@ def test_image_before_plaintext():
         "imageOverrider": [{"component": "Registry", "operator": "replace", "value": "reg.io"}],
     }
     assert containers(apply_overriders(deployment(), overriders))[0]["image"] == "final:1"
+
+
+def test_field_json_written_like_go():
+    cm = configmap(x='{"b": 1, "a": "x"}')
+    out = apply_overriders(cm, {"fieldOverrider": [{"fieldPath": "/data/x", "json": [
+        {"subPath": "/c", "operator": "add", "value": "<é&>"}]}]})
+    assert out["data"]["x"] == '{"a":"x","b":1,"c":"\\u003cé\\u0026\\u003e"}'
