@@ -398,6 +398,8 @@ def has_aggregate_hook(api_version: str, kind: str) -> bool:
 def aggregate_status(template: dict, items: list[dict] | None, *, now: str | None = None) -> dict | None:
     """The template's new ``.status`` computed from the binding's aggregated status items (§10.2).
 
+    Follows ``pkg/resourceinterpreter/default/native/aggregatestatus.go``.
+
     Args:
         template: the resource template (its current ``.status`` is the starting point).
         items: ``binding.status.aggregatedStatus`` entries ``{clusterName, status, applied, health}``.

@@ -128,6 +128,8 @@ def has_dependencies_hook(api_version: str, kind: str) -> bool:
 def get_dependencies(obj: dict) -> list[dict]:
     """The objects ``obj`` depends on, de-duplicated and sorted by (apiVersion, kind, namespace, name).
 
+    Follows ``pkg/resourceinterpreter/default/native/dependencies.go``.
+
     * Pod-template kinds (Deployment, ReplicaSet, DaemonSet, StatefulSet, Job, CronJob, Pod):
       ConfigMaps and Secrets referenced by env, envFrom, volumes (projected included) and
       imagePullSecrets; the ServiceAccount unless ``default``; PVCs of volumes (StatefulSet: except

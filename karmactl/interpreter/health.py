@@ -94,6 +94,8 @@ def has_health_hook(api_version: str, kind: str) -> bool:
 def interpret_health(obj: dict) -> str | None:
     """Health of a member object: ``"Healthy"``, ``"Unhealthy"``, or None when the kind has no hook.
 
+    Follows ``pkg/resourceinterpreter/default/native/healthy.go``.
+
     Callers report kinds without a hook (Job, ConfigMap, CRDs, ...) as Healthy and map an
     :class:`InterpreterError` to ``Unknown`` (``work_status_controller.go``).
 

@@ -86,6 +86,8 @@ _KIND_PRUNERS = {
 def prune_manifest(obj: dict, *, remove_job_ttl: bool = True) -> dict:
     """A copy of ``obj`` without what the API server generated or what must not reach members.
 
+    Follows ``pkg/resourceinterpreter/default/native/prune/prune.go``.
+
     Removes ``metadata.creationTimestamp``, ``deletionTimestamp``, ``deletionGracePeriodSeconds``,
     ``generation``, ``managedFields``, ``resourceVersion``, ``selfLink``, ``uid``, ``ownerReferences``,
     ``finalizers`` and ``status``, then per kind: Deployment revision annotations; Job generated

@@ -128,6 +128,8 @@ _STATUS_HOOKS = {
 def reflect_status(obj: dict) -> dict | None:
     """The status Karmada collects from a member object (semantics §10.3).
 
+    Follows ``pkg/resourceinterpreter/default/native/reflectstatus.go``.
+
     * Deployment, ReplicaSet, StatefulSet, DaemonSet: a selection of counters plus ``generation``
       (member ``metadata.generation``) and ``resourceTemplateGeneration`` (member annotation
       ``resourcetemplate.karmada.io/generation``). Deployment gives None when everything is zero.

@@ -42,6 +42,8 @@ def has_replica_hook(api_version: str, kind: str) -> bool:
 def interpret_replica(obj: dict, *, resource_quota_estimate: bool = False) -> tuple[int, dict | None]:
     """Desired replicas and per-replica requirements of a template (semantics §2.7).
 
+    Follows ``pkg/resourceinterpreter/default/native/replica.go`` and ``helper.GenerateReplicaRequirements``.
+
     Args:
         obj: the resource template.
         resource_quota_estimate: feature gate ``ResourceQuotaEstimate`` (default off): when on,
@@ -246,6 +248,8 @@ def has_revise_replica(obj: dict) -> bool:
 def revise_replica(obj: dict, replicas: int) -> dict:
     """A copy of ``obj`` with its replica field set to ``replicas`` (semantics §9.2 step 1).
 
+    Follows ``pkg/resourceinterpreter/default/native/revisereplica.go``.
+
     Deployment/ReplicaSet/StatefulSet write ``spec.replicas``, Job ``spec.parallelism`` — only when
     that field already exists in the object (``helper.ApplyReplica``). Other kinds are returned
     unchanged (as a copy).
@@ -302,6 +306,8 @@ def _webster(seats: int, votes: dict[str, int], tie_uid: str) -> dict[str, int]:
 
 def split_job_completions(template: dict, targets: list[dict], tie_uid: str = "") -> dict[str, int]:
     """Split a Job's ``spec.completions`` over the target clusters (semantics §9.2 step 2).
+
+    Follows ``pkg/controllers/binding/common.go`` and ``pkg/util/helper/webstermethod.go``.
 
     Webster apportionment with each target's ``replicas`` as its weight
     (``divideReplicasByJobCompletions`` -> ``SpreadReplicasByTargetClusters``). The caller decides

@@ -154,6 +154,9 @@ def has_retain_hook(api_version: str, kind: str) -> bool:
 def retain(desired: dict, observed: dict) -> dict:
     """The object to write over an existing member object (semantics §9.5 step 4 and §10.4).
 
+    Follows ``pkg/util/objectwatcher/objectwatcher.go`` (``retainClusterFields``) and
+    ``pkg/resourceinterpreter/default/native/retain.go``.
+
     First the generic merge every kind gets: the member's ``resourceVersion``, ``finalizers`` and
     ``ownerReferences`` are taken; member labels/annotations the desired object lacks are kept,
     except keys listed in the member's ``resourcetemplate.karmada.io/managed-labels`` /

@@ -130,6 +130,8 @@ def apply_overrides(manifest: dict, cluster: dict, override_policies: list[dict]
                     cluster_override_policies: list[dict]) -> OverrideResult:
     """Apply every matching ClusterOverridePolicy, then OverridePolicy, to ``manifest`` for ``cluster``.
 
+    Follows ``pkg/util/overridemanager/overridemanager.go`` (``ApplyOverridePolicies``).
+
     Selection (§9.3): a policy applies when it has no ``resourceSelectors`` or one of them matches
     (§2.2). OverridePolicies are used only for namespaced manifests and only from the manifest's
     namespace (others in the list are ignored). Each group is sorted by implicit priority
