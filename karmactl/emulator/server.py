@@ -268,7 +268,11 @@ class Handler(BaseHTTPRequestHandler):
             return None
         try:
             if ctype in ("application/yaml", "application/apply-patch+yaml"):
-                return _load_yaml(raw.decode())
+                # Most appliers send JSON (a YAML subset); the JSON parser is much faster.
+                try:
+                    return json.loads(raw)
+                except ValueError:
+                    return _load_yaml(raw.decode())
             return json.loads(raw)
         except Exception as e:
             raise ApiError(400, "BadRequest", f"the body of the request could not be decoded: {e}") from e
