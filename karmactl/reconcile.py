@@ -17,7 +17,9 @@ from karmactl.api.objects import deepcopy
 from karmactl.controllers import binding as binding_ctl
 from karmactl.controllers import cluster_status, detector, namespace_sync
 from karmactl.controllers.templates import refresh_overlay, template_view
-from karmactl.store.state import InputError, Snapshot, Source, StateStore, describe_key, key_of
+from karmactl.api.snapshot import Settings, Snapshot, StepContext
+from karmactl.controllers.registry import load_steps
+from karmactl.store.state import InputError, Source, StateStore, describe_key, key_of
 
 MAX_PASSES = 10
 
@@ -126,26 +128,38 @@ def _interpreter_hooks(snap: Snapshot):
     return interpreter, hooks
 
 
-def compute(snap: Snapshot, now: str, config: detector.DetectorConfig | None = None,
-            report: RunReport | None = None) -> Snapshot:
+def settings_of(snap: Snapshot) -> Settings:
+    """The run's settings from ``karmada-system/karmactl-config`` (raises :class:`InputError`)."""
+    try:
+        return Settings.from_snapshot(snap)
+    except ValueError as exc:
+        src = snap.sources.get(Settings.SETTINGS_KEY)
+        raise InputError(str(exc), src.path if src else None, src.line if src else None,
+                         "ConfigMap karmada-system/karmactl-config") from None
+
+
+def compute(snap: Snapshot, now: str, report: RunReport | None = None) -> Snapshot:
     """Run the control plane over ``snap`` until nothing changes; returns the new snapshot.
 
-    Order per pass (semantics §15.1): template bookkeeping + detector, scheduler, binding controller,
-    namespace sync. ``snap`` itself is not modified.
+    Order per pass (semantics §15.1): cluster steps, template bookkeeping + detector, binding
+    steps (evictions), scheduler, scheduled steps (graceful eviction), binding controller,
+    namespace sync, status steps. ``snap`` itself is not modified.
 
     Raises:
         NotConvergedError: still changing after :data:`MAX_PASSES` passes.
+        InputError: invalid settings.
     """
     from karmactl.scheduler import schedule_binding
 
     report = report if report is not None else RunReport()
-    config = config or detector.DetectorConfig()
+    settings = settings_of(snap)
+    ctx = StepContext(settings=settings, warnings=report.warnings, events=report.events)
+    phases = load_steps()
+    config = detector.DetectorConfig(skipped_namespaces=settings.skipped_namespaces)
     out = snap.copy_computed()
     interpreter, hooks = _interpreter_hooks(snap)
     for key, cluster in sorted((k, v) for k, v in snap.user.items() if k[:2] == ("cluster.karmada.io", "Cluster")):
-        new = cluster_status.ingest_file_status(key, cluster, out.overlays.get(key), now)
-        if new is not None:
-            out.overlays[key] = new
+        out.set_overlay(key, cluster_status.ingest_file_status(key, cluster, out.overlays.get(key), now))
     templates = {k: v for k, v in snap.user.items() if detector.is_template(k, v, config)}
     pps = [p for p in snap.of_kind("policy.karmada.io", "PropagationPolicy") if not p["metadata"].get("deletionTimestamp")]
     cpps = [p for p in snap.of_kind("policy.karmada.io", "ClusterPropagationPolicy") if not p["metadata"].get("deletionTimestamp")]
@@ -163,59 +177,46 @@ def compute(snap: Snapshot, now: str, config: detector.DetectorConfig | None = N
         view_cache[k] = (overlay, v)
         return v
 
-    for passes in range(1, MAX_PASSES + 1):
+    def run_phase(name: str) -> bool:
         changed = False
+        for step in phases[name]:
+            changed = bool(step(snap, out, now, ctx)) or changed
+        return changed
+
+    for passes in range(1, MAX_PASSES + 1):
+        ctx.passes = passes
+        changed = run_phase("clusters")
         # template bookkeeping (uid, generation) before the detector reads the views
         for key, obj in templates.items():
-            new = refresh_overlay(key, obj, out.overlays.get(key), None, now)
-            if new is not out.overlays.get(key):
-                out.overlays[key] = new
+            out.set_overlay(key, refresh_overlay(key, obj, out.overlays.get(key), None, now))
         views = {k: view_of(k) for k in templates}
         claims = {k: {"labels": (out.overlays.get(k) or {}).get("metadata", {}).get("labels") or {},
                       "annotations": (out.overlays.get(k) or {}).get("metadata", {}).get("annotations") or {}}
                   for k in templates}
         det = detector.reconcile(templates, views, claims, pps, cpps, out.bindings, override_names, now,
                                  interpreter.interpret_replica, config)
-        if passes == 1:
-            report.warnings.extend(det.waiting)
+        for line in det.waiting:
+            ctx.warn(line)
         for key, claim in det.claims.items():
-            new = refresh_overlay(key, templates[key], out.overlays.get(key), claim, now)
-            if new is not out.overlays.get(key):
-                out.overlays[key] = new
-                changed = True
+            changed = out.set_overlay(key, refresh_overlay(key, templates[key], out.overlays.get(key), claim, now)) or changed
         views = {k: view_of(k) for k in templates}
         for bkey, b in det.bindings.items():
-            if b is None:
-                if out.bindings.pop(bkey, None) is not None:
-                    changed = True
-            elif b is not out.bindings.get(bkey):
-                out.bindings[bkey] = b
-                changed = True
+            changed = out.set_binding(bkey, b) or changed
+        changed = run_phase("bindings") or changed
         clusters = clusters_of(out)
         for bkey in sorted(out.bindings):
-            outcome = schedule_binding(out.bindings[bkey], clusters, now)
-            if outcome.binding != out.bindings[bkey]:
-                out.bindings[bkey] = outcome.binding
-                changed = True
+            changed = out.set_binding(bkey, schedule_binding(out.bindings[bkey], clusters, now).binding) or changed
+        changed = run_phase("scheduled") or changed
         bres = binding_ctl.reconcile(out.bindings, out.works, views, now, hooks, render_memo)
         for wkey, w in bres.works.items():
-            if w is None:
-                if out.works.pop(wkey, None) is not None:
-                    changed = True
-            elif w is not out.works.get(wkey):
-                out.works[wkey] = w
-                changed = True
-        if passes == 1:
-            for bkey, errs in sorted(bres.errors.items()):
-                report.warnings.extend(f"{describe_key(bkey)}: {e}" for e in errs)
+            changed = out.set_work(wkey, w) or changed
+        for bkey, errs in sorted(bres.errors.items()):
+            for e in errs:
+                ctx.warn(f"{describe_key(bkey)}: {e}")
         nres = namespace_sync.reconcile(snap.user, [c["metadata"]["name"] for c in clusters], out.works, now, config)
         for wkey, w in nres.items():
-            if w is None:
-                if out.works.pop(wkey, None) is not None:
-                    changed = True
-            elif w is not out.works.get(wkey):
-                out.works[wkey] = w
-                changed = True
+            changed = out.set_work(wkey, w) or changed
+        changed = run_phase("status") or changed
         report.passes = passes
         if not changed:
             return out

@@ -31,10 +31,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from karmactl.api.kinds import KindInfo, KindRegistry, group_of
+from karmactl.api.snapshot import Snapshot
 from karmactl.store import yamlio
 from karmactl.store.fsio import remove_file, write_atomic
 
-Key = tuple  # (group, kind, namespace, name)
+from karmactl.api.snapshot import Key  # noqa: E402  (group, kind, namespace, name)
 
 COMPUTED_DIR = "computed"
 RUNTIME_DIR = ".karmactl"
@@ -90,39 +91,6 @@ class Source:
     path: str
     index: int
     line: int
-
-
-@dataclass
-class Snapshot:
-    """Everything one run works on, held in memory as plain dicts.
-
-    Attributes:
-        user: user-written objects by key, as written (after alias normalisation and defaulting).
-        sources: where each user object was read from.
-        overlays: computed metadata/status of user objects (claim labels, uid, generation, status,
-            and karmactl's private bookkeeping under the top-level key ``observed``).
-        bindings: ResourceBindings and ClusterResourceBindings by key.
-        works: Works by key.
-        registry: the kinds known, CRDs from the state directory included.
-    """
-
-    registry: KindRegistry
-    user: dict = field(default_factory=dict)
-    sources: dict = field(default_factory=dict)
-    overlays: dict = field(default_factory=dict)
-    bindings: dict = field(default_factory=dict)
-    works: dict = field(default_factory=dict)
-
-    def kind_info(self, key: Key) -> KindInfo | None:
-        return self.registry.by_group_kind(key[0], key[1])
-
-    def of_kind(self, group: str, kind: str) -> list[dict]:
-        """User objects of one kind, sorted by key."""
-        return [self.user[k] for k in sorted(self.user) if k[0] == group and k[1] == kind]
-
-    def copy_computed(self) -> "Snapshot":
-        """A snapshot sharing user objects but with shallow-copied computed dicts (for diffing)."""
-        return Snapshot(self.registry, self.user, self.sources, dict(self.overlays), dict(self.bindings), dict(self.works))
 
 
 class StateStore:

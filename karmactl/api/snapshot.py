@@ -1,0 +1,175 @@
+"""The in-memory snapshot one run works on, and the context passed to controller steps.
+
+Controllers take a :class:`Snapshot` (or the objects they need) and ``now`` and return or record
+changes; they never read files or talk to members (DESIGN §2).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from karmactl.api.kinds import KindInfo, KindRegistry
+
+Key = tuple  # (group, kind, namespace, name)
+
+
+@dataclass
+class Snapshot:
+    """Everything one run works on, held in memory as plain dicts.
+
+    Attributes:
+        user: user-written objects by key, as written (after alias normalisation and defaulting).
+        sources: where each user object was read from (``karmactl.store.state.Source``).
+        overlays: computed metadata/status of user objects (claim labels, uid, generation, status,
+            controller taints under ``spec.taints``, and karmactl's private bookkeeping under the
+            top-level key ``observed``).
+        bindings: ResourceBindings and ClusterResourceBindings by key.
+        works: Works by key.
+        registry: the kinds known, CRDs from the state directory included.
+
+    Objects in the maps are never mutated in place by controllers: a change replaces the value,
+    so the run can diff the loaded snapshot against the computed one by identity and equality.
+    """
+
+    registry: KindRegistry
+    user: dict = field(default_factory=dict)
+    sources: dict = field(default_factory=dict)
+    overlays: dict = field(default_factory=dict)
+    bindings: dict = field(default_factory=dict)
+    works: dict = field(default_factory=dict)
+
+    def kind_info(self, key: Key) -> KindInfo | None:
+        return self.registry.by_group_kind(key[0], key[1])
+
+    def of_kind(self, group: str, kind: str) -> list[dict]:
+        """User objects of one kind, sorted by key."""
+        return [self.user[k] for k in sorted(self.user) if k[0] == group and k[1] == kind]
+
+    def keys_of_kind(self, group: str, kind: str) -> list[Key]:
+        return sorted(k for k in self.user if k[0] == group and k[1] == kind)
+
+    def copy_computed(self) -> "Snapshot":
+        """A snapshot sharing user objects but with shallow-copied computed maps (for diffing)."""
+        return Snapshot(self.registry, self.user, self.sources, dict(self.overlays), dict(self.bindings),
+                        dict(self.works))
+
+    def set_overlay(self, key: Key, new: dict | None) -> bool:
+        """Replace an overlay; returns True when it changed."""
+        return _replace(self.overlays, key, new)
+
+    def set_binding(self, key: Key, new: dict | None) -> bool:
+        return _replace(self.bindings, key, new)
+
+    def set_work(self, key: Key, new: dict | None) -> bool:
+        return _replace(self.works, key, new)
+
+
+def _replace(m: dict, key, new) -> bool:
+    old = m.get(key)
+    if new is None:
+        if key in m:
+            del m[key]
+            return True
+        return False
+    if old is new or old == new:
+        return False
+    m[key] = new
+    return True
+
+
+@dataclass
+class Settings:
+    """karmactl's control-plane settings, read from the ConfigMap ``karmada-system/karmactl-config``
+    in the state directory (a reserved namespace, so Karmada itself ignores it).
+
+    Attributes (ConfigMap ``data`` keys in brackets, all optional):
+        cluster_failover: taint NotReady/Unreachable clusters NoExecute and evict (``clusterFailover``,
+            default "true": DESIGN §3.4).
+        failure_threshold / success_threshold: seconds (``clusterFailureThreshold`` / ``clusterSuccessThreshold``, 30).
+        graceful_eviction_timeout: seconds (``gracefulEvictionTimeout``, 600).
+        no_execute_purge_mode: purge mode of taint evictions without ``failover.cluster``
+            (``noExecuteTaintEvictionPurgeMode``, Gracefully).
+        detect_failure_threshold / detect_success_threshold: seconds for cluster condition detection
+            (``detectFailureThreshold`` / ``detectSuccessThreshold``, 30).
+        skipped_namespaces: regexes (``skippedPropagatingNamespaces``, comma-separated, "kube-.*").
+    """
+
+    cluster_failover: bool = True
+    failure_threshold: float = 30.0
+    success_threshold: float = 30.0
+    graceful_eviction_timeout: float = 600.0
+    no_execute_purge_mode: str = "Gracefully"
+    detect_failure_threshold: float = 30.0
+    detect_success_threshold: float = 30.0
+    skipped_namespaces: tuple = ("kube-.*",)
+    extra: dict = field(default_factory=dict)
+
+    SETTINGS_KEY = ("", "ConfigMap", "karmada-system", "karmactl-config")
+
+    @classmethod
+    def from_snapshot(cls, snap: Snapshot) -> "Settings":
+        """Settings from the state directory's ConfigMap (defaults when absent).
+
+        Raises:
+            ValueError: a value that does not parse (message names the key).
+        """
+        cm = snap.user.get(cls.SETTINGS_KEY)
+        data = dict((cm or {}).get("data") or {})
+        s = cls(extra=data)
+
+        def num(key, default):
+            if key not in data:
+                return default
+            try:
+                return float(str(data[key]).rstrip("s"))
+            except ValueError:
+                raise ValueError(f'karmactl-config data.{key}: "{data[key]}" is not a number of seconds') from None
+
+        def flag(key, default):
+            if key not in data:
+                return default
+            v = str(data[key]).strip().lower()
+            if v not in ("true", "false"):
+                raise ValueError(f'karmactl-config data.{key}: "{data[key]}" must be true or false')
+            return v == "true"
+
+        s.cluster_failover = flag("clusterFailover", s.cluster_failover)
+        s.failure_threshold = num("clusterFailureThreshold", s.failure_threshold)
+        s.success_threshold = num("clusterSuccessThreshold", s.success_threshold)
+        s.graceful_eviction_timeout = num("gracefulEvictionTimeout", s.graceful_eviction_timeout)
+        s.detect_failure_threshold = num("detectFailureThreshold", s.detect_failure_threshold)
+        s.detect_success_threshold = num("detectSuccessThreshold", s.detect_success_threshold)
+        if "noExecuteTaintEvictionPurgeMode" in data:
+            mode = str(data["noExecuteTaintEvictionPurgeMode"])
+            mode = {"Immediately": "Directly", "Graciously": "Gracefully"}.get(mode, mode)
+            if mode not in ("Directly", "Gracefully"):
+                raise ValueError(f'karmactl-config data.noExecuteTaintEvictionPurgeMode: "{mode}" must be Directly or Gracefully')
+            s.no_execute_purge_mode = mode
+        if "skippedPropagatingNamespaces" in data:
+            s.skipped_namespaces = tuple(p.strip() for p in str(data["skippedPropagatingNamespaces"]).split(",") if p.strip())
+        return s
+
+
+@dataclass
+class StepContext:
+    """What a controller step gets besides the snapshots and the clock.
+
+    Attributes:
+        settings: control-plane settings.
+        warnings: human lines printed on stderr as ``warning: ...`` (first pass only is enough).
+        events: one line per notable action (eviction, task dropped, suspended dispatch...), stderr.
+        passes: the current pass number (1-based).
+    """
+
+    settings: Settings
+    warnings: list = field(default_factory=list)
+    events: list = field(default_factory=list)
+    passes: int = 1
+
+    def event(self, line: str) -> None:
+        """Record an event once per run (passes repeat steps)."""
+        if line not in self.events:
+            self.events.append(line)
+
+    def warn(self, line: str) -> None:
+        if line not in self.warnings:
+            self.warnings.append(line)
