@@ -421,3 +421,21 @@ def schedule_binding(binding: dict, clusters: list[dict], now: str, *,
     result = _sorted_targets(targets) if error is None and targets is not None else []
     return ScheduleOutcome(binding=new, attempted=True, error=None if error is None else str(error),
                            explain=_explainer(diagnosis, spec, last_status, clusters), result=result)
+
+
+def explain_filters(binding: dict, clusters: list[dict]) -> dict[str, str]:
+    """Why each cluster would be filtered out for ``binding`` now: ``{cluster: reason or ""}``.
+
+    Runs the filter plugins in their fixed order for every cluster (deleting clusters reported as
+    ``cluster is being deleted``); "" means the cluster passes. Used by ``describe rb``.
+    """
+    spec = binding.get("spec") or {}
+    status = binding.get("status") or {}
+    out: dict[str, str] = {}
+    for cluster in clusters:
+        if is_deleting(cluster):
+            out[cluster_name(cluster)] = "cluster is being deleted"
+            continue
+        result = run_filter_plugins(FILTER_PLUGINS, spec, status, cluster)
+        out[cluster_name(cluster)] = "" if result.ok else result.reason
+    return out
