@@ -24,7 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 from . import tables
 from .hooks import FakeController, HookState, RequestLog, describe, node_object
 from .resources import SERVER_VERSION, Catalogue, ResourceType
-from .store import ApiError, Store, not_found, now_rfc3339
+from .store import ApiError, Store
 
 PATCH_TYPES = {
     "application/merge-patch+json": "merge",
@@ -731,4 +731,4 @@ class MemberServer:
         return self.request_log_obj.write_count()
 
 
-__all__ = ["MemberServer", "ApiError", "not_found", "now_rfc3339"]
+__all__ = ["MemberServer", "ApiError"]

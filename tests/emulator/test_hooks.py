@@ -238,3 +238,21 @@ def test_background_process_keeps_state(tmp_path):
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(10)
+
+
+def test_outage_hook_over_http(member):
+    _post(member.url, "outage", {"seconds": 0.6})
+    time.sleep(0.2)
+    with pytest.raises(urllib.error.URLError):
+        urllib.request.urlopen(member.url + "/readyz", timeout=2)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            assert urllib.request.urlopen(member.url + "/readyz", timeout=2).status == 200
+            break
+        except urllib.error.URLError:
+            time.sleep(0.1)
+    else:
+        raise AssertionError("member did not come back after the outage")
+    _post(member.url, "fake-controller", {"enabled": True, "delay": 0.1})
+    assert raw(member.url, "GET", "/_emulator/state")[1]["fakeController"] is True

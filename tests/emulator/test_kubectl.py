@@ -144,6 +144,9 @@ def test_delete(kubectl, member):
     out = kubectl.run("delete", "-f", "-", input=MANIFESTS, timeout=20)
     assert 'deployment.apps "web" deleted' in out.stdout
     assert member.get_object("apps/v1", "Deployment", "default", "web") is None
+    kubectl.run("apply", "-f", "-", input="apiVersion: v1\nkind: ConfigMap\nmetadata: {name: gone}\n")
+    threading.Timer(0.5, lambda: kubectl.run("delete", "cm", "gone", "--wait=false")).start()
+    assert "condition met" in kubectl.run("wait", "--for=delete", "cm/gone", "--timeout=10s").stdout
     res = kubectl.run("get", "deploy", "web", check=False)
     assert res.returncode != 0 and "NotFound" in res.stderr
 
