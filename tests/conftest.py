@@ -1,0 +1,80 @@
+"""Shared fixtures: run the CLI in-process on a real state directory."""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from karmactl.cli.main import main_exit_code
+
+NOW = "2026-01-01T00:00:00Z"
+
+
+class CLI:
+    """Runs ``karmactl`` in-process against one state directory; returns (exit code, stdout, stderr)."""
+
+    def __init__(self, state: Path, capsys):
+        self.state = state
+        self.capsys = capsys
+
+    def __call__(self, *args: str):
+        self.capsys.readouterr()
+        code = main_exit_code(["--state", str(self.state), *args])
+        captured = self.capsys.readouterr()
+        return code, captured.out, captured.err
+
+    def ok(self, *args: str) -> str:
+        code, out, err = self(*args)
+        assert code == 0, f"karmactl {' '.join(args)} exited {code}: {err}"
+        return out
+
+
+@pytest.fixture
+def state(tmp_path) -> Path:
+    path = tmp_path / "state"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def cli(state, capsys) -> CLI:
+    return CLI(state, capsys)
+
+
+def write(path: Path, text: str) -> Path:
+    """Write dedented YAML to ``path`` (parents created)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text).lstrip("\n"))
+    return path
+
+
+def cluster_yaml(name: str, ready: str = "True", extra_status: str = "") -> str:
+    return f"""
+    apiVersion: cluster.karmada.io/v1alpha1
+    kind: Cluster
+    metadata:
+      name: {name}
+    spec:
+      syncMode: Push
+      apiEndpoint: https://{name}.example:6443
+    status:
+      conditions:
+      - type: Ready
+        status: "{ready}"
+        reason: ClusterReady
+        message: cluster is healthy and ready to accept workloads
+        lastTransitionTime: "2025-12-31T00:00:00Z"
+      apiEnablements:
+      - groupVersion: apps/v1
+        resources:
+        - {{name: deployments, kind: Deployment}}
+      - groupVersion: rbac.authorization.k8s.io/v1
+        resources:
+        - {{name: clusterroles, kind: ClusterRole}}
+      - groupVersion: v1
+        resources:
+        - {{name: services, kind: Service}}
+        - {{name: configmaps, kind: ConfigMap}}
+        - {{name: namespaces, kind: Namespace}}
+    """
