@@ -78,3 +78,17 @@ def cluster_yaml(name: str, ready: str = "True", extra_status: str = "") -> str:
         - {{name: configmaps, kind: ConfigMap}}
         - {{name: namespaces, kind: Namespace}}
     """
+
+
+# Hypothesis: modest example counts by default; CI (HYPOTHESIS_PROFILE=ci) keeps them small too,
+# with no deadline because these 2-core machines are noisy.
+try:
+    import os
+
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile("ci", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    settings.register_profile("dev", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+except ImportError:  # pragma: no cover
+    pass

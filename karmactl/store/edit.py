@@ -113,3 +113,23 @@ def index_user_objects(store: StateStore) -> dict[Key, Source]:
             check_object(obj, store.registry, rel, line)
             index.setdefault(key_of(obj), Source(rel, i, line))
     return index
+
+
+def edit_object(store: StateStore, source: Source, mutate) -> bool:
+    """Edit one object in its own file with ``mutate(node)`` on the ruamel round-trip node.
+
+    Comments and formatting of everything ``mutate`` does not touch are kept. Returns False (and
+    writes nothing) when the object did not change.
+    """
+    path = store.root / source.path
+    text = path.read_text(encoding="utf-8")
+    docs = yamlio.round_trip_load_all(text)
+    live = _live_docs(docs)
+    _idx, doc = live[source.index]
+    before = _plain(doc)
+    mutate(doc)
+    if _plain(doc) == before:
+        return False
+    explicit = text.lstrip().startswith("---") or len(live) > 1
+    write_atomic(path, yamlio.round_trip_dump_all([d for d in docs if d is not None], explicit))
+    return True
