@@ -26,6 +26,8 @@ def register(phase: str, step) -> None:
 
 # Modules whose steps run in a pass, in order. Importing one registers its steps.
 STEP_MODULES = (
+    "karmactl.controllers.remedy",
+    "karmactl.controllers.multicluster_ingress",
 )
 
 
