@@ -65,13 +65,13 @@ def normalize_object(obj: dict, src: Source, registry) -> dict:
         InputError: naming the file, line, object and the first invalid field.
     """
     from karmactl.api.defaults import default_object, normalize_aliases
-    from karmactl.api.validation import validate_object
+    from karmactl.api.validation import validate_defaulted
 
     label = describe_key(key_of(obj))
     obj, errors = normalize_aliases(obj)
     if not errors:
         obj = default_object(obj)
-        errors = validate_object(obj, registry)
+        errors = validate_defaulted(obj, registry)
     if errors:
         first = errors[0]
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
@@ -122,7 +122,8 @@ def _interpreter_hooks(snap: Snapshot):
         res = apply_overrides(manifest, cluster, [o for o in ops if o["metadata"].get("namespace") == ns] if ns else [], cops)
         return res.manifest, res.applied_overrides, res.applied_cluster_overrides
 
-    hooks = binding_ctl.RenderHooks(revise_replica=interpreter.revise_replica, prune=interpreter.prune_manifest,
+    hooks = binding_ctl.RenderHooks(revise_replica=interpreter.revise_replica,
+                                    prune=lambda m: interpreter.prune_manifest(m, in_place=True),
                                     split_job_completions=interpreter.split_job_completions,
                                     apply_overrides=overrides if (ops or cops) else None)
     return interpreter, hooks
@@ -243,6 +244,9 @@ def run(store: StateStore, options: RunOptions, members=None) -> RunReport:
     after = before
     if not options.offline and members is not None:
         after = members.probe(after, options.now, report)
+    if not options.offline:  # cluster condition detection for Remedy (karmactl/members/detection.py)
+        from karmactl.members.detection import detect_conditions
+        after = detect_conditions(after, options.now, report, getattr(members, "client_for", None), store.root)
     after = compute(after, options.now, report=report)
     if not options.offline and members is not None:
         after = members.execute(after, options.now, report)

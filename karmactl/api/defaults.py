@@ -75,10 +75,11 @@ def normalize_aliases(obj: dict) -> tuple[dict, list[FieldError]]:
         ``(normalized, errors)``; an error names both fields when two spellings of one field are
         set (path: Karmada's spelling). The canonical spelling's value is kept then.
     """
-    out = deepcopy(obj)
     errors: list[FieldError] = []
-    if not isinstance(out, dict) or _karmada_kind(out) not in _POLICY_KINDS + _BINDING_KINDS:
-        return out, errors
+    if not isinstance(obj, dict) or _karmada_kind(obj) not in _POLICY_KINDS + _BINDING_KINDS:
+        # nothing to rewrite: a shallow copy keeps the "new dict" contract without a deep copy
+        return (dict(obj) if isinstance(obj, dict) else obj), errors
+    out = deepcopy(obj)
     spec = out.get("spec")
     if not isinstance(spec, dict):
         return out, errors
@@ -133,16 +134,22 @@ def default_object(obj: dict) -> dict:
       first grade's mins 0, last grade's maxes MaxInt64). NoExecute taints are *not* stamped with
       ``timeAdded`` here (that needs the clock; the taint controller stamps them with the run's now).
     """
-    out = deepcopy(obj)
-    if not isinstance(out, dict):
-        return out
-    api_version, kind = out.get("apiVersion"), out.get("kind")
+    if not isinstance(obj, dict):
+        return deepcopy(obj)
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
     info = _KINDS.get((group_of(api_version), kind)) if isinstance(api_version, str) and isinstance(kind, str) else None
-    meta = out.get("metadata")
-    if info is not None and info.namespaced and isinstance(meta, dict) and not meta.get("namespace"):
-        meta["namespace"] = "default"
     if info is None or not info.karmada:
+        # templates only get a namespace: copy just the top level and metadata (no deep copy of
+        # the spec, which is the bulk of a 10,000-template run)
+        out = dict(obj)
+        meta = out.get("metadata")
+        if info is not None and info.namespaced and isinstance(meta, dict) and not meta.get("namespace"):
+            out["metadata"] = dict(meta, namespace="default")
         return out
+    out = deepcopy(obj)
+    meta = out.get("metadata")
+    if info.namespaced and isinstance(meta, dict) and not meta.get("namespace"):
+        meta["namespace"] = "default"
 
     namespace = meta.get("namespace") if isinstance(meta, dict) and info.namespaced else None
     spec = out.get("spec")

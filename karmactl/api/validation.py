@@ -29,7 +29,7 @@ from karmactl.api.validation_fields import (
 from karmactl.api import validation_rules as rules
 from karmactl.api.validation_schema import SPEC_SCHEMAS
 
-__all__ = ["FieldError", "validate_object"]
+__all__ = ["FieldError", "validate_object", "validate_defaulted"]
 
 _TOP_LEVEL_FIELDS = ("apiVersion", "kind", "metadata", "spec", "status")
 
@@ -48,8 +48,17 @@ def validate_object(obj: dict, registry: KindRegistry) -> list[FieldError]:
     if not isinstance(obj, dict):
         return [FieldError("", f"Invalid value: must be an object, not {type(obj).__name__}")]
     normalized, errs = normalize_aliases(obj)
-    target = default_object(normalized)
+    return validate_defaulted(default_object(normalized), registry, errs)
 
+
+def validate_defaulted(target: dict, registry: KindRegistry, errs: list[FieldError] | None = None) -> list[FieldError]:
+    """:func:`validate_object` for an object already alias-normalised and defaulted (no copies made).
+
+    Args:
+        target: the output of ``default_object(normalize_aliases(obj)[0])``.
+        errs: errors already found (e.g. by alias normalisation), kept first.
+    """
+    errs = list(errs or [])
     info = _kind_info(target, registry, errs)
     errs += _metadata_errors(target, info)
     if info is not None and info.karmada:

@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass, field
 
 from karmactl.api import constants as C
-from karmactl.api.objects import bump_generation, get_condition, permanent_id
+from karmactl.api.objects import bump_generation, deepcopy, get_condition, permanent_id
 from karmactl.controllers.names import cluster_of_execution_namespace, execution_namespace, work_name
 
 
@@ -200,12 +200,10 @@ def render_work(binding: dict, view: dict, cluster: str, replicas: int, completi
     """The Work for one target cluster (§9.2); returns ``old`` itself when nothing changed."""
     bspec = binding.get("spec") or {}
     bmeta = binding["metadata"]
-    # shallow copies down to what is mutated here; revise_replica and prune copy deeply themselves
-    vmeta = view.get("metadata") or {}
-    manifest = dict(view, metadata=dict(vmeta, labels=dict(vmeta.get("labels") or {}),
-                                        annotations=dict(vmeta.get("annotations") or {})))
-    if is_workload(binding):
-        manifest = hooks.revise_replica(manifest, replicas)
+    # one private deep copy: revise_replica returns a new object, otherwise copy here; everything
+    # below (overrides, linking metadata, pruning) may then work on it in place
+    manifest = hooks.revise_replica(view, replicas) if is_workload(binding) else deepcopy(view)
+    manifest.setdefault("metadata", {})
     if completions is not None:
         manifest.setdefault("spec", {})["completions"] = completions
     applied_ov, applied_cov = [], []
@@ -238,7 +236,7 @@ def render_work(binding: dict, view: dict, cluster: str, replicas: int, completi
     annotations[C.WORK_NAME_ANNOTATION] = wname
     annotations[C.WORK_NAMESPACE_ANNOTATION] = wns
     annotations[C.CONFLICT_RESOLUTION_ANNOTATION] = conflict
-    manifest = hooks.prune(manifest)
+    manifest = hooks.prune(manifest)  # the manifest is a private copy from here on
     mm = manifest["metadata"]
     mm["labels"][C.WORK_PERMANENT_ID_LABEL] = work_id
     annotations = mm["annotations"]

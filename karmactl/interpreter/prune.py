@@ -83,7 +83,7 @@ _KIND_PRUNERS = {
 }
 
 
-def prune_manifest(obj: dict, *, remove_job_ttl: bool = True) -> dict:
+def prune_manifest(obj: dict, *, remove_job_ttl: bool = True, in_place: bool = False) -> dict:
     """A copy of ``obj`` without what the API server generated or what must not reach members.
 
     Follows ``pkg/resourceinterpreter/default/native/prune/prune.go``.
@@ -95,8 +95,10 @@ def prune_manifest(obj: dict, *, remove_job_ttl: bool = True) -> dict:
     ``remove_job_ttl``, Karmada's default everywhere but ``karmadactl promote``); Service
     ``clusterIP``/``clusterIPs`` unless headless; ServiceAccount ``<name>-token-*`` secrets;
     service-account-token Secret ``data`` and UID annotation; PVC ``selected-node`` annotation.
+
+    ``in_place=True`` prunes ``obj`` itself (for callers that already hold a private copy).
     """
-    out = deepcopy(obj)
+    out = obj if in_place else deepcopy(obj)
     md = out.get("metadata")
     if isinstance(md, dict):
         for key in _METADATA_FIELDS:

@@ -41,8 +41,8 @@ from karmactl.scheduler.framework import (
 from karmactl.scheduler.plugins import FILTER_PLUGINS, SCORE_PLUGINS
 from karmactl.scheduler.selection import build_cluster_details, select_best_clusters
 from karmactl.scheduler.util import (
-    DIVIDED, DUPLICATED, cluster_name, is_deleting, is_workload, replica_scheduling_type, replicas_of,
-    target_clusters,
+    DIVIDED, DUPLICATED, DUPLICATED_STRATEGY, STATIC_WEIGHT_STRATEGY, cluster_name, is_deleting, is_static_weighted,
+    is_workload, replica_scheduling_type, replicas_of, strategy_type, target_clusters,
 )
 
 MANAGED_BY_LABEL = "binding.karmada.io/managed-by"
@@ -194,6 +194,21 @@ def needs_schedule(binding: dict, clusters: dict[str, dict]) -> bool:
 # the algorithm (generic_scheduler.Schedule)
 
 
+def _available_replicas(feasible: list[dict], spec: dict) -> dict[str, int]:
+    """The estimator's answer, skipped where nothing reads it.
+
+    Duplicated and static-weight placements without spread constraints select every feasible
+    cluster and never consult capacity (3.6.2, 3.6.5, 3.6.6), and karmactl writes results in name
+    order, so the estimate would only order clusters nobody re-orders: give 0 instead.
+    """
+    placement = spec.get("placement") or {}
+    strategy = strategy_type(placement)
+    if strategy in (DUPLICATED_STRATEGY, STATIC_WEIGHT_STRATEGY) and (
+            not placement.get("spreadConstraints") or is_static_weighted(placement)):
+        return {cluster_name(c): 0 for c in feasible}
+    return cal_available_replicas(feasible, spec)
+
+
 _AFFINITY = next(p for p in FILTER_PLUGINS if p.name == "ClusterAffinity")
 
 
@@ -242,7 +257,7 @@ def run_algorithm(spec: dict, status: dict, clusters: list[dict], *, enable_empt
     if not feasible:
         raise FitError(len(clusters), failures)
     scored = [(c, run_score_plugins(SCORE_PLUGINS, spec, c)) for c in feasible]
-    details = build_cluster_details(scored, spec, status, cal_available_replicas(feasible, spec))
+    details = build_cluster_details(scored, spec, status, _available_replicas(feasible, spec))
     try:
         selected = select_best_clusters(spec, details, replicas_of(spec))
     except SchedulingError as err:
