@@ -1,0 +1,745 @@
+"""Member-cluster commands: ``join``, ``unjoin``, ``local-up``, ``local-down`` and ``demo``.
+
+``join``/``unjoin`` follow karmadactl (``pkg/karmadactl/join/join.go``, ``unjoin/unjoin.go``,
+``pkg/karmadactl/util/cluster.go``; semantics §11.2): a Push Cluster is registered under its name
+with the member's API endpoint, provider, region and zones. karmactl keeps no credentials: the
+Cluster names the kubeconfig and context it is reached with in the annotations
+``karmactl.io/kubeconfig`` and ``karmactl.io/context`` (DESIGN §4).
+
+``local-up``/``local-down`` run emulated members (``python -m karmactl.emulator serve``) as
+background processes with their data, logs and kubeconfigs under ``<state>/.karmactl/members/<name>/``
+(git-ignored), and ``demo`` is the whole tour in one command.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from karmactl.cli.context import CLIError, Context, ExitCode, err, out
+
+CLUSTER_KEY = ("cluster.karmada.io", "Cluster", "")
+MEMBERS_DIR = Path(".karmactl") / "members"
+NODE_COUNT = 3
+READY_TIMEOUT = 20.0
+STOP_TIMEOUT = 10.0
+
+# Popen objects of members this process started, so they can be reaped (no zombie, no ResourceWarning).
+_CHILDREN: dict[int, subprocess.Popen] = {}
+
+
+def _now(c: Context) -> str:
+    """The clock for a run: ``--now`` when given, else the wall clock read now."""
+    if c.now_text:
+        return c.now
+    from datetime import datetime, timezone
+    from karmactl.api.objects import format_time
+    return format_time(datetime.now(timezone.utc))
+
+
+def _store(c: Context):
+    from karmactl.store.state import StateStore
+    return StateStore(c.state)
+
+
+# ============================================================================ join
+def _annotation_path(kubeconfig: Path, state: Path) -> str:
+    """The kubeconfig as recorded on the Cluster: relative to the state directory when inside it."""
+    k, s = kubeconfig.resolve(), state.resolve()
+    try:
+        return str(k.relative_to(s))
+    except ValueError:
+        return str(k)
+
+
+def _default_kubeconfig() -> str:
+    env = os.environ.get("KUBECONFIG", "")
+    first = next((e for e in env.split(os.pathsep) if e), "")
+    return first or os.path.expanduser("~/.kube/config")
+
+
+def probe_member(kubeconfig: str, context: str, timeout: float = 5.0) -> dict:
+    """Contact a member once: ``{"gitVersion", "id"}`` (``id`` = the kube-system namespace UID, as
+    Karmada's ``ObtainClusterID``; None when the member does not serve it).
+
+    Raises:
+        CLIError: exit 2 when the kubeconfig cannot be used by the client; exit 3 when the member
+            does not answer or answers ``/version`` with an error.
+    """
+    from karmactl.cli.members_view import MemberAccessError, member_client, request_json
+
+    try:
+        api = member_client(kubeconfig, context)
+    except MemberAccessError as exc:
+        raise CLIError(f"failed to get joining cluster config. error: {exc}") from None
+    try:
+        try:
+            version = request_json(api, "GET", "/version", timeout=timeout)
+        except MemberAccessError as exc:
+            raise CLIError(f"failed to connect to the joining cluster: {exc}", ExitCode.MEMBER_FAILURE) from None
+        try:
+            uid = request_json(api, "GET", "/api/v1/namespaces/kube-system", timeout=timeout)["metadata"].get("uid")
+        except (MemberAccessError, KeyError, TypeError):
+            uid = None
+        return {"gitVersion": version.get("gitVersion"), "id": uid}
+    finally:
+        api.close()
+
+
+def build_cluster(name: str, server: str, kubeconfig_annotation: str, context: str, provider: str | None,
+                  region: str | None, zones: list[str], cluster_id: str | None) -> dict:
+    """The Cluster object ``join`` writes (karmadactl's ``generateClusterInControllerPlane`` without
+    secretRef: the annotations name the kubeconfig instead)."""
+    spec: dict = {"syncMode": "Push", "apiEndpoint": server}
+    if cluster_id:
+        spec["id"] = cluster_id
+    if provider:
+        spec["provider"] = provider
+    if region:
+        spec["region"] = region
+    if zones:
+        spec["zones"] = list(zones)
+    return {"apiVersion": "cluster.karmada.io/v1alpha1", "kind": "Cluster",
+            "metadata": {"name": name, "annotations": {"karmactl.io/kubeconfig": kubeconfig_annotation,
+                                                      "karmactl.io/context": context}},
+            "spec": spec}
+
+
+def join_cluster(c: Context, name: str, kubeconfig: str | None, context: str | None = None,
+                 provider: str | None = None, region: str | None = None, zones: list[str] | None = None,
+                 dry_run: bool = False, quiet: bool = False) -> dict:
+    """Register a Push member: write ``clusters/<name>.yaml`` in the state directory.
+
+    The member is contacted once (``/version``, and the kube-system UID as ``spec.id``) before
+    anything is written; its status (version, conditions) is left to the next reconcile's probe.
+
+    Returns:
+        The Cluster object written (or that would be written with ``dry_run``).
+
+    Raises:
+        CLIError: exit 2: invalid name (``invalid cluster name(<n>): ...``), unusable kubeconfig or
+            context, ``cluster(<n>) already exist``, ``the cluster ID <id> or the cluster name <n>
+            has been registered`` (karmadactl's wording); exit 3: the member cannot be reached.
+        InputError: the state directory is invalid.
+    """
+    from karmactl.api.validation_rules import cluster_name_errors
+    from karmactl.reconcile import load, normalize_object
+    from karmactl.store import edit
+    from karmactl.store.fsio import state_lock
+    from karmactl.store.state import Source
+    from karmactl.cli.members_view import read_kubeconfig
+
+    errs = cluster_name_errors(name)
+    if errs:
+        raise CLIError(f"invalid cluster name({name}): {';'.join(errs)}")
+    path = Path(os.path.expanduser(kubeconfig or _default_kubeconfig()))
+    try:
+        server, ctx_name, _cfg = read_kubeconfig(str(path), context)
+    except CLIError as exc:
+        raise CLIError(f"failed to get joining cluster config. error: {exc}") from None
+    store = _store(c)
+    lock = state_lock(store.root) if not dry_run else _Null()
+    with lock:
+        snap = load(store)
+        key = CLUSTER_KEY + (name,)
+        if key in snap.user:
+            raise CLIError(f"cluster({name}) already exist")
+        info = probe_member(str(path), ctx_name)
+        for other in snap.of_kind("cluster.karmada.io", "Cluster"):
+            if info["id"] and (other.get("spec") or {}).get("id") == info["id"]:
+                raise CLIError(f"the cluster ID {info['id']} or the cluster name {name} has been registered "
+                               f"(as cluster({other['metadata']['name']}))")
+        obj = build_cluster(name, server, _annotation_path(path, store.root), ctx_name, provider, region,
+                            list(zones or []), info["id"])
+        from karmactl.api.objects import deepcopy
+        normalize_object(deepcopy(obj), Source(f"clusters/{name}.yaml", 0, 1), store.registry)
+        if dry_run:
+            from karmactl.store import yamlio
+            out(yamlio.dump(obj))
+            return obj
+        edit.append_new(store, store.registry.by_group_kind("cluster.karmada.io", "Cluster"), obj)
+    if not quiet:
+        out(f"cluster({name}) is joined successfully")
+    return obj
+
+
+class _Null:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+
+# ============================================================================ unjoin
+def _execution_works(snap, name: str) -> list:
+    from karmactl.controllers.names import execution_namespace
+    ns = execution_namespace(name)
+    return sorted(k for k in snap.works if k[2] == ns)
+
+
+def _members_layer(c: Context):
+    try:
+        from karmactl.members.layer import MemberLayer
+    except ModuleNotFoundError:
+        raise CLIError("member support is not installed (karmactl.members.layer)", ExitCode.MEMBER_FAILURE) from None
+    return MemberLayer.from_context(c)
+
+
+def unjoin_pass(before, name: str, now: str, members, report):
+    """One unjoin attempt over a loaded snapshot; pure apart from the member layer's I/O.
+
+    1. The Cluster is seen as terminating (``metadata.deletionTimestamp``), so the scheduler moves
+       bindings away from it; members are probed and the control plane computed.
+    2. Every Work of its execution space (``karmada-es-<name>``, namespace Works included) is
+       marked terminating (or dropped when never applied) and the member layer executes: member
+       copies are deleted while the member is Ready, and those Works dropped.
+    3. The control plane is computed again without the Cluster (and its status overlay).
+
+    Returns:
+        ``(after, remaining)``: the snapshot to write and the keys of Works still in the execution
+        space (their member copies could not be deleted).
+    """
+    from karmactl.api.snapshot import Snapshot
+    from karmactl.controllers.binding import delete_work
+    from karmactl.reconcile import compute
+
+    key = CLUSTER_KEY + (name,)
+    cluster = before.user[key]
+    user = dict(before.user)
+    user[key] = dict(cluster, metadata=dict(cluster["metadata"], deletionTimestamp=now))
+    snap = Snapshot(before.registry, user, before.sources, dict(before.overlays), dict(before.bindings),
+                    dict(before.works))
+    if members is not None:
+        snap = members.probe(snap, now, report)
+    snap = compute(snap, now, report=report)
+    for wkey in _execution_works(snap, name):
+        snap.set_work(wkey, delete_work(snap.works[wkey], now))
+    if members is not None:
+        snap = members.execute(snap, now, report)
+    user = {k: v for k, v in snap.user.items() if k != key}
+    sources = {k: v for k, v in snap.sources.items() if k != key}
+    after = Snapshot(snap.registry, user, sources, dict(snap.overlays), dict(snap.bindings), dict(snap.works))
+    after.set_overlay(key, None)
+    after = compute(after, now, report=report)
+    return after, _execution_works(after, name)
+
+
+def unjoin_cluster(c: Context, name: str, force: bool = False, wait: float = 60.0, dry_run: bool = False,
+                   quiet: bool = False) -> list:
+    """Remove a Push member: delete its member copies, drop its Works, remove its Cluster file.
+
+    Karmada deletes the Cluster object and waits (``--wait``) until the execution controller has
+    removed every Work of ``karmada-es-<name>`` (deleting member copies while the member is ready);
+    with ``--force`` it drops what is left after the wait (``DeleteClusterObject``). karmactl does the
+    same with runs of :func:`unjoin_pass`, one a second until ``wait`` seconds pass; nothing is
+    written until an attempt succeeds or ``force`` gives up on the member.
+
+    Returns:
+        The keys of Works dropped without deleting their member copies (only with ``force``).
+
+    Raises:
+        CLIError: ``no cluster object <n> found in karmada control Plane`` (exit 1); a Pull
+            cluster (exit 2); member copies remain after ``wait`` without ``force`` (exit 3).
+        InputError / NotConvergedError: from the run.
+    """
+    from karmactl.reconcile import RunReport, load
+    from karmactl.store import edit
+    from karmactl.store.fsio import state_lock
+
+    store = _store(c)
+    members = None if dry_run else _members_layer(c)
+    deadline = time.monotonic() + wait
+    announced = 0.0
+    with state_lock(store.root) if not dry_run else _Null():
+        while True:
+            before = load(store)
+            key = CLUSTER_KEY + (name,)
+            cluster = before.user.get(key)
+            if cluster is None:
+                raise CLIError(f"no cluster object {name} found in karmada control Plane", ExitCode.NOT_FOUND)
+            if (cluster.get("spec") or {}).get("syncMode") == "Pull":
+                raise CLIError(f"cluster {name} is a Pull mode member cluster, please use command `unregister` "
+                               f"if you want to continue unregistering the cluster")
+            report = RunReport()
+            now = _now(c)
+            after, remaining = unjoin_pass(before, name, now, members, report)
+            if dry_run:
+                for wkey in _execution_works(before, name):
+                    out(f"delete  work {wkey[2]}/{wkey[3]}")
+                out(f"delete  cluster {name} ({before.sources[key].path})")
+                err("dry run: nothing written")
+                return []
+            dropped: list = []
+            if remaining and time.monotonic() < deadline:
+                if time.monotonic() - announced > 10:
+                    why = report.member_errors.get(name) or "member copies are not deleted yet"
+                    err(f"Waiting for the cluster object {name} to be deleted ({len(remaining)} Work(s) left: {why})")
+                    announced = time.monotonic()
+                time.sleep(1.0)
+                continue
+            if remaining and not force:
+                why = report.member_errors.get(name) or "the member did not delete them"
+                raise CLIError(f"cluster({name}) was not unjoined within {wait:g}s: the member copies of {len(remaining)} "
+                               f"Work(s) in {remaining[0][2]} could not be deleted ({why}); retry when the member is "
+                               f"reachable, or pass --force to remove the Cluster and leave them in the member",
+                               ExitCode.MEMBER_FAILURE)
+            if remaining:
+                err(f"warning: deleting the cluster object timed out; forced deletion of cluster({name}) leaves the "
+                    f"member copies of {len(remaining)} Work(s) in the member")
+                for wkey in remaining:
+                    after.set_work(wkey, None)
+                dropped = remaining
+            for w in report.warnings:
+                err(f"warning: {w}")
+            store.write_changes(before, after)
+            index = edit.index_user_objects(store)
+            if key in index:
+                edit.remove_object(store, index[key])
+            break
+    if not quiet:
+        out(f"cluster({name}) is unjoined successfully")
+    return dropped
+
+
+# ============================================================================ local-up / local-down
+def members_root(state: Path) -> Path:
+    """``<state>/.karmactl/members`` (the ``.karmactl`` directory gets a ``.gitignore`` of ``*``)."""
+    return Path(state) / MEMBERS_DIR
+
+
+def _ensure_gitignore(state: Path) -> None:
+    d = Path(state) / ".karmactl"
+    d.mkdir(parents=True, exist_ok=True)
+    gi = d / ".gitignore"
+    if not gi.exists():
+        gi.write_text("*\n", encoding="utf-8")
+
+
+def _pid_alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie does not count; our own exited children are reaped)."""
+    child = _CHILDREN.get(pid)
+    if child is not None:
+        if child.poll() is not None:
+            _CHILDREN.pop(pid, None)
+            return False
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def _is_emulator(pid: int, name: str) -> bool:
+    """Whether ``pid`` is an emulator serving ``name`` (never signal a recycled pid)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            args = f.read().split(b"\0")
+    except OSError:
+        return _pid_alive(pid)  # no /proc: trust the pid file
+    return b"karmactl.emulator" in args and name.encode() in args
+
+
+def _ready(url: str, timeout: float = 2.0) -> bool:
+    import urllib.request
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/readyz", timeout=timeout) as resp:
+            return resp.status == 200
+    except Exception:  # noqa: BLE001 - any failure means "not ready"
+        return False
+
+
+def running_member(d: Path) -> dict | None:
+    """``server.json`` of a member whose process runs and answers ``/readyz``, else None."""
+    try:
+        info = json.loads((d / "server.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    pid = int(info.get("pid") or 0)
+    if pid <= 0 or not _pid_alive(pid) or not _is_emulator(pid, str(info.get("name", ""))):
+        return None
+    return info if _ready(info.get("url", "")) else None
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
+def _previous_port(d: Path) -> int:
+    try:
+        return int(json.loads((d / "local-up.json").read_text(encoding="utf-8")).get("port") or 0)
+    except (OSError, ValueError, AttributeError):
+        return 0
+
+
+def start_member(name: str, d: Path, port: int = 0, nodes: int = NODE_COUNT, fake_controller: bool = True) -> subprocess.Popen:
+    """Start ``python -m karmactl.emulator serve`` detached (own session), logging to ``d/emulator.log``.
+
+    Returns the Popen; wait for it with :func:`wait_member`.
+    """
+    d = Path(d).resolve()
+    d.mkdir(parents=True, exist_ok=True)
+    try:
+        (d / "server.json").unlink()
+    except FileNotFoundError:
+        pass
+    cmd = [sys.executable, "-m", "karmactl.emulator", "serve", "--name", name, "--port", str(port),
+           "--data-dir", str(d), "--nodes", str(nodes)]
+    if fake_controller:
+        cmd.append("--fake-controller")
+    env = dict(os.environ)
+    pkg_root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = pkg_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    with open(d / "emulator.log", "ab") as log:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True, close_fds=True, env=env, cwd=str(d))
+    _CHILDREN[proc.pid] = proc
+    return proc
+
+
+def wait_member(name: str, d: Path, proc: subprocess.Popen, timeout: float = READY_TIMEOUT) -> dict:
+    """Wait until the started member wrote ``server.json`` and answers ``/readyz``.
+
+    Raises:
+        CLIError: exit 3 when the process exits or is not ready in time (the log's tail is quoted).
+    """
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            _CHILDREN.pop(proc.pid, None)
+            break
+        try:
+            info = json.loads((d / "server.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            info = None
+        if info and info.get("pid") == proc.pid and _ready(info["url"]):
+            (d / "local-up.json").write_text(json.dumps({"port": info["port"]}), encoding="utf-8")
+            return info
+        time.sleep(0.05)
+    else:
+        stop_pid(proc.pid, name)
+    try:
+        tail = (d / "emulator.log").read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:]
+    except OSError:
+        tail = []
+    raise CLIError(f"member {name} did not start (log {d / 'emulator.log'}): " + (" | ".join(tail) or "no output"),
+                   ExitCode.MEMBER_FAILURE)
+
+
+def stop_pid(pid: int, name: str, timeout: float = STOP_TIMEOUT) -> bool:
+    """SIGTERM an emulator process and wait for it to exit (SIGKILL after ``timeout``); True if it ran."""
+    if not _pid_alive(pid) or not _is_emulator(pid, name):
+        return False
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return False
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not _pid_alive(pid):
+            return True
+        time.sleep(0.05)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    child = _CHILDREN.pop(pid, None)
+    if child is not None:
+        child.wait(5)
+    return True
+
+
+def local_up(c: Context, count: int = 3, port_base: int | None = None, nodes: int = NODE_COUNT) -> list[dict]:
+    """Start (or reuse) ``member1..N`` and join them.
+
+    Each member runs the emulator with ``nodes`` Nodes (cpu 8, memory 32Gi, pods 110) and the fake
+    controller, on port ``port_base + i - 1`` when given, else the port it had before when free,
+    else any free port. A member already running (its pid alive, an emulator, ``/readyz`` ok) is
+    reused. A member already joined keeps its Cluster file, whose ``spec.apiEndpoint`` is updated
+    when the port changed.
+
+    Returns:
+        ``[{"name", "url", "port", "pid", "kubeconfig", "reused"}]``.
+
+    Raises:
+        CLIError: exit 2 for a bad count or a taken ``--port-base`` port; exit 3 when a member does not start.
+    """
+    if count < 1:
+        raise CLIError(f"--members must be at least 1, not {count}")
+    root = members_root(c.state)
+    _ensure_gitignore(c.state)
+    root.mkdir(parents=True, exist_ok=True)
+    started: dict[str, tuple] = {}
+    result: dict[str, dict] = {}
+    for i in range(1, count + 1):
+        name = f"member{i}"
+        d = root / name
+        info = running_member(d)
+        if info is not None:
+            err(f"{name}: already running at {info['url']} (pid {info['pid']})")
+            result[name] = dict(info, reused=True)
+            continue
+        if port_base:
+            port = port_base + i - 1
+            if not _port_free(port):
+                raise CLIError(f"port {port} for {name} is already in use (choose another --port-base)")
+        else:
+            port = _previous_port(d)
+            if port and not _port_free(port):
+                port = 0
+        started[name] = (d, start_member(name, d, port, nodes))
+    for name, (d, proc) in started.items():
+        try:
+            info = wait_member(name, d, proc)
+        except CLIError:
+            for other, (_d, p) in started.items():  # a failed local-up leaves nothing running
+                if other != name:
+                    stop_pid(p.pid, other)
+            raise
+        err(f"{name}: started at {info['url']} (pid {info['pid']}, log {d / 'emulator.log'})")
+        result[name] = dict(info, reused=False)
+    _join_local(c, result)
+    return [dict(result[n], kubeconfig=str(root / n / "kubeconfig")) for n in sorted(result, key=_member_order)]
+
+
+def _member_order(name: str):
+    digits = name[len("member"):]
+    return (0, int(digits)) if digits.isdigit() else (1, name)
+
+
+def _join_local(c: Context, members: dict[str, dict]) -> None:
+    """Join every local member not joined yet; refresh ``apiEndpoint`` of those already joined."""
+    from karmactl.reconcile import load
+    from karmactl.store import edit
+    from karmactl.store.fsio import state_lock
+
+    store = _store(c)
+    snap = load(store)
+    for name in sorted(members, key=_member_order):
+        key = CLUSTER_KEY + (name,)
+        url = members[name]["url"]
+        if key not in snap.user:
+            join_cluster(c, name, str(members_root(c.state) / name / "kubeconfig"), name)
+            continue
+        existing = snap.user[key]
+        if (existing.get("spec") or {}).get("apiEndpoint") != url:
+            with state_lock(store.root):
+                src = edit.index_user_objects(store)[key]
+                docs = store.read_documents(store.root / src.path, src.path)
+                obj = next(o for o, i, _line in docs if i == src.index)
+                obj.setdefault("spec", {})["apiEndpoint"] = url
+                edit.replace_object(store, src, obj)
+            err(f"cluster({name}): apiEndpoint updated to {url}")
+
+
+def local_down(c: Context, purge: bool = False) -> list[str]:
+    """Stop every local member (SIGTERM, wait, SIGKILL after 10 s); data kept unless ``purge``.
+
+    With ``purge`` the members' directories go too (their Cluster files stay in the state
+    directory: ``karmactl unjoin NAME --force`` removes them).
+
+    Returns the names of the members that were running.
+    """
+    import shutil
+
+    root = members_root(c.state)
+    stopped = []
+    if not root.is_dir():
+        return stopped
+    for d in sorted((p for p in root.iterdir() if p.is_dir()), key=lambda p: _member_order(p.name)):
+        try:
+            info = json.loads((d / "server.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            info = None
+        if info and stop_pid(int(info.get("pid") or 0), str(info.get("name") or d.name)):
+            stopped.append(d.name)
+        try:
+            (d / "server.json").unlink()
+        except FileNotFoundError:
+            pass
+        if purge:
+            shutil.rmtree(d, ignore_errors=True)
+    if purge:
+        try:
+            root.rmdir()
+        except OSError:
+            pass
+    return stopped
+
+
+# ============================================================================ demo
+def _default_manifests() -> Path:
+    here = Path("manifests") / "nginx"
+    if here.is_dir():
+        return here
+    repo = Path(__file__).resolve().parents[2] / "manifests" / "nginx"
+    if repo.is_dir():
+        return repo
+    raise CLIError("no sample manifests found (looked for ./manifests/nginx and the karmactl source tree); pass --manifests DIR")
+
+
+def converged(snap) -> tuple[bool, str]:
+    """Whether every binding is scheduled, fully applied and healthy in every target cluster.
+
+    Returns ``(ok, what is still missing)``.
+    """
+    for key in sorted(snap.bindings):
+        b = snap.bindings[key]
+        conds = {x.get("type"): x.get("status") for x in (b.get("status") or {}).get("conditions") or []}
+        name = f"{key[2]}/{key[3]}" if key[2] else key[3]
+        if conds.get("Scheduled") != "True":
+            return False, f"binding {name} not scheduled"
+        if conds.get("FullyApplied") != "True":
+            return False, f"binding {name} not fully applied"
+        for item in (b.get("status") or {}).get("aggregatedStatus") or []:
+            if item.get("health") != "Healthy":
+                return False, f"binding {name}: {item.get('clusterName')} is {item.get('health') or 'not reported'}"
+    return bool(snap.bindings), "no bindings" if not snap.bindings else ""
+
+
+def reconcile_until_converged(c: Context, timeout: float = 60.0, interval: float = 0.5, members=None) -> int:
+    """Online runs (``karmactl.reconcile.run``) until a run changes nothing and :func:`converged`.
+
+    Returns the number of runs. Raises CLIError (exit 4) on timeout.
+    """
+    from karmactl.reconcile import RunOptions, run
+    from karmactl.store.fsio import state_lock
+
+    store = _store(c)
+    members = members or _members_layer(c)
+    deadline = time.monotonic() + timeout
+    runs, why = 0, ""
+    while True:
+        runs += 1
+        with state_lock(store.root):
+            report = run(store, RunOptions(now=_now(c), offline=False), members)
+        for w in report.warnings:
+            err(f"warning: {w}")
+        for cluster, msg in sorted(report.member_errors.items()):
+            err(f"member {cluster}: {msg}")
+        ok, why = converged(report.after)
+        err(f"reconcile #{runs}: {len(report.changes)} file(s) changed" + ("" if ok else f"; waiting: {why}"))
+        if ok and not report.changes:
+            return runs
+        if time.monotonic() > deadline:
+            raise CLIError(f"the demo did not converge within {timeout:g}s: {why or 'still changing'}", ExitCode.NOT_CONVERGED)
+        time.sleep(interval)
+
+
+def demo(c: Context, manifests: Path | None = None, count: int = 3, timeout: float = 60.0) -> None:
+    """local-up, apply the sample, reconcile until converged, then show clusters, bindings, Works,
+    the member copies and the kubectl command to look at member2 directly."""
+    from karmactl.cli.commands import apply_cmd, get_cmd
+
+    manifests = manifests or _default_manifests()
+    if not Path(manifests).exists():
+        raise CLIError(f'the path "{manifests}" does not exist')
+    err(f"== local-up: {count} member clusters")
+    members = local_up(c, count)
+    err(f"== apply -f {manifests}")
+    apply_cmd(c, [str(manifests)], True, False)
+    err("== reconcile until converged")
+    reconcile_until_converged(c, timeout)
+
+    def show(title: str, *args, **kw):
+        out(f"\n$ karmactl {title}")
+        fresh = Context(state=c.state, now_text=c.now_text, verbose=c.verbose)
+        params = dict(name=None, namespace="default", all_namespaces=False, output=None, selector=None,
+                      scope="karmada", clusters=None, ignore_not_found=True)
+        params.update(kw)
+        sys.stdout.flush()
+        get_cmd(fresh, *args, **params)
+
+    show("get clusters", "clusters")
+    show("get deploy", "deployments")
+    show("get rb", "resourcebindings")
+    show("get works -A", "works", all_namespaces=True)
+    show("get deploy -s members", "deployments", scope="members")
+    kubeconfig = next((m["kubeconfig"] for m in members if m["name"] == "member2"), members[-1]["kubeconfig"])
+    out("\nLook at a member with kubectl:")
+    out(f"  kubectl --kubeconfig {kubeconfig} get deploy nginx -n default")
+    out("Stop the members with: karmactl local-down" + (f" --state {c.state}" if str(c.state) != "state" else ""))
+
+
+# ============================================================================ registration
+def register(app: typer.Typer) -> None:
+    """Add join, unjoin, local-up, local-down and demo to the karmactl app."""
+
+    def ctx_of(ctx: typer.Context) -> Context:
+        return ctx.obj
+
+    @app.command(rich_help_panel="Cluster registration")
+    def join(ctx: typer.Context,
+             name: str = typer.Argument(..., metavar="CLUSTER_NAME", help="Name of the member cluster."),
+             kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", "--cluster-kubeconfig",
+                                                      help="Path of the member's kubeconfig (default $KUBECONFIG, ~/.kube/config)."),
+             context: Optional[str] = typer.Option(None, "--context", "--cluster-context",
+                                                   help="Context in the kubeconfig (default: its current-context)."),
+             provider: Optional[str] = typer.Option(None, "--provider", "--cluster-provider", help="spec.provider"),
+             region: Optional[str] = typer.Option(None, "--region", "--cluster-region", help="spec.region"),
+             zones: Optional[str] = typer.Option(None, "--zones", "--cluster-zones", help="spec.zones, comma-separated"),
+             dry_run: bool = typer.Option(False, "--dry-run", help="Print the Cluster, write nothing.")):
+        """Register a Push member cluster: write clusters/NAME.yaml naming its kubeconfig and context."""
+        zl = [z.strip() for z in (zones or "").split(",") if z.strip()]
+        join_cluster(ctx_of(ctx), name, kubeconfig, context, provider, region, zl, dry_run)
+
+    @app.command(rich_help_panel="Cluster registration")
+    def unjoin(ctx: typer.Context,
+               name: str = typer.Argument(..., metavar="CLUSTER_NAME"),
+               force: bool = typer.Option(False, "--force", help="After --wait, remove the Cluster even if member copies remain."),
+               wait: str = typer.Option("60s", "--wait", help="How long to wait for the member copies to be deleted."),
+               dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be removed; contact nothing.")):
+        """Remove a member: delete what was propagated to it, then its Works and its Cluster file."""
+        from karmactl.cli.commands import parse_duration
+        secs = parse_duration(wait)
+        if secs <= 0:
+            raise CLIError(f" --wait {wait}  must be a positive duration, e.g. 1m0s ")
+        unjoin_cluster(ctx_of(ctx), name, force, secs, dry_run)
+
+    @app.command("local-up", rich_help_panel="Local members")
+    def local_up_command(ctx: typer.Context,
+                         members: int = typer.Option(3, "--members", help="Number of members (member1..N)."),
+                         port_base: Optional[int] = typer.Option(None, "--port-base", help="member<i> listens on PORT_BASE+i-1 (default: free ports).")):
+        """Start emulated member clusters in the background and join them."""
+        c = ctx_of(ctx)
+        for m in local_up(c, members, port_base):
+            out(f"{m['name']}\t{m['url']}\t{m['kubeconfig']}")
+
+    @app.command("local-down", rich_help_panel="Local members")
+    def local_down_command(ctx: typer.Context,
+                           purge: bool = typer.Option(False, "--purge", help="Also delete the members' data.")):
+        """Stop the emulated member clusters started by local-up."""
+        stopped = local_down(ctx_of(ctx), purge)
+        for name in stopped:
+            out(f"{name} stopped")
+        if not stopped:
+            err("no local member was running")
+
+    @app.command("demo", rich_help_panel="Local members")
+    def demo_command(ctx: typer.Context,
+                     manifests: Optional[Path] = typer.Option(None, "--manifests", help="Directory to apply (default manifests/nginx)."),
+                     timeout: str = typer.Option("60s", "--timeout", help="How long to wait for convergence.")):
+        """The tour: local-up, apply the nginx sample, reconcile until ready, show the results."""
+        from karmactl.cli.commands import parse_duration
+        demo(ctx_of(ctx), manifests, 3, parse_duration(timeout))
