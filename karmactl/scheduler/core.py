@@ -40,6 +40,7 @@ from karmactl.scheduler.framework import (
 )
 from karmactl.scheduler.plugins import FILTER_PLUGINS, SCORE_PLUGINS
 from karmactl.scheduler.selection import build_cluster_details, select_best_clusters
+from karmactl.scheduler.plugins.cluster_affinity import affinities_for
 from karmactl.scheduler.util import (
     DIVIDED, DUPLICATED, DUPLICATED_STRATEGY, STATIC_WEIGHT_STRATEGY, cluster_name, is_deleting, is_static_weighted,
     is_workload, replica_scheduling_type, replicas_of, strategy_type, target_clusters,
@@ -209,6 +210,21 @@ def _available_replicas(feasible: list[dict], spec: dict) -> dict[str, int]:
     return cal_available_replicas(feasible, spec)
 
 
+def _named_clusters(spec: dict, status: dict) -> set[str] | None:
+    """The only cluster names that can pass ClusterAffinity, when every affinity lists clusterNames
+    (a set lookup then rejects the rest without evaluating selectors); None when any affinity
+    could match clusters by labels or fields alone."""
+    affinities = affinities_for(spec, status)
+    if not affinities:
+        return None
+    names: set[str] = set()
+    for affinity in affinities:
+        if not affinity.get("clusterNames"):
+            return None
+        names.update(affinity["clusterNames"])
+    return names
+
+
 _AFFINITY = next(p for p in FILTER_PLUGINS if p.name == "ClusterAffinity")
 
 
@@ -236,9 +252,13 @@ def run_algorithm(spec: dict, status: dict, clusters: list[dict], *, enable_empt
     # reason in the documented order (what FitError and `describe` report) is computed only for the
     # clusters that need it: all of them when nothing fits.
     feasible, rejected = [], []
+    named = _named_clusters(spec, status)
     for cluster in clusters:
         if is_deleting(cluster):
             continue  # never schedule onto a deleting cluster; not reported as a failure
+        if named is not None and cluster_name(cluster) not in named:
+            rejected.append(cluster)
+            continue
         if not _AFFINITY.filter(spec, status, cluster).ok:
             rejected.append(cluster)
             continue
