@@ -6,6 +6,7 @@ Objects are JSON-like dicts exactly as they appear in YAML (``apiVersion``, ``ki
 from __future__ import annotations
 
 import copy
+import hashlib
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -17,6 +18,18 @@ _ID_NAMESPACE = uuid.UUID("6c1f8f0e-4a5b-5b8e-9a63-6b61726d6163")
 def permanent_id(*parts: str) -> str:
     """A deterministic UUIDv5 for an object key, e.g. ``permanent_id("pp", "default", "nginx")``."""
     return str(uuid.uuid5(_ID_NAMESPACE, "/".join(parts)))
+
+
+def canonical_json(data) -> str:
+    """Compact JSON with sorted keys (the form Karmada's annotations and karmactl's hashes use)."""
+    import orjson
+
+    return orjson.dumps(data, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=str).decode()
+
+
+def content_hash(data) -> str:
+    """A short, stable hash of JSON-like data (16 hex digits of SHA-256 over :func:`canonical_json`)."""
+    return hashlib.sha256(canonical_json(data).encode()).hexdigest()[:16]
 
 
 def meta(obj: dict) -> dict:

@@ -181,14 +181,15 @@ def _reconcile_one(bkey, binding: dict, existing: dict, views: dict, now: str, h
             errors.append(f"work {wkey[2]}/{wkey[3]} is being deleted")
             continue
         seen = memo.get(wkey)
-        if seen is not None and seen[0] is binding and seen[1] is view and seen[2] is old and old is not None:
-            continue
+        if (seen is not None and old is not None and seen[2] is old and seen[1] is view
+                and (seen[0] is spec or seen[0] == spec)):
+            continue  # same binding spec, template and Work as last pass: rendering would repeat itself
         try:
             work = render_work(binding, view, cluster, targets[cluster], completions.get(cluster), old, now, hooks)
         except Exception as exc:  # an override error fails this cluster's Work only (§9.2 step 3)
             errors.append(f"cluster {cluster}: {exc}")
             continue
-        memo[wkey] = (binding, view, work)
+        memo[wkey] = (spec, view, work)
         if work is not old:
             result.works[wkey] = work
     if errors:

@@ -16,16 +16,14 @@ condition; otherwise the overlay stands.
 """
 from __future__ import annotations
 
-import hashlib
-import json
 
 from karmactl.api import constants as C
-from karmactl.api.objects import deepcopy, get_condition, remove_condition, seconds_between, set_condition
+from karmactl.api.objects import content_hash, deepcopy, get_condition, remove_condition, seconds_between, set_condition
 from karmactl.controllers.templates import new_overlay
 
 
 def _hash(data) -> str:
-    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    return content_hash(data)
 
 
 def effective_status(cluster: dict, overlay: dict | None) -> dict:

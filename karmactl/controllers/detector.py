@@ -21,13 +21,11 @@ Policy preemption (feature gate ``PropagationPolicyPreemption``, off by default)
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from dataclasses import dataclass, field
 
 from karmactl.api import constants as C
-from karmactl.api.objects import bump_generation, permanent_id
+from karmactl.api.objects import bump_generation, content_hash, permanent_id
 from karmactl.api.selectors import label_selector_matches
 from karmactl.controllers.names import binding_name
 
@@ -175,7 +173,7 @@ def claim_metadata(policy: dict) -> dict:
 def template_hash(obj: dict) -> str:
     """A short content hash of a template without status: karmactl's resourceVersion for templates."""
     body = {k: v for k, v in obj.items() if k != "status"}
-    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":"), default=str).encode()).hexdigest()[:16]
+    return content_hash(body)
 
 
 def _claimed_policy(claim: dict, pps: dict, cpps: dict) -> dict | None:

@@ -8,15 +8,13 @@ first run that saw it), plus the detector's claim labels/annotations and the agg
 """
 from __future__ import annotations
 
-import hashlib
-import json
 
-from karmactl.api.objects import permanent_id
+from karmactl.api.objects import content_hash, permanent_id
 
 
 def spec_hash(obj: dict) -> str:
     body = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata", "status")}
-    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":"), default=str).encode()).hexdigest()[:16]
+    return content_hash(body)
 
 
 def new_overlay(key, obj: dict) -> dict:

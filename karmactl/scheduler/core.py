@@ -32,7 +32,7 @@ import json
 from dataclasses import dataclass, field
 
 from karmactl.api import constants as C
-from karmactl.api.objects import bump_generation, deepcopy, set_condition
+from karmactl.api.objects import bump_generation, canonical_json, deepcopy, set_condition
 from karmactl.scheduler.assignment import assign_replicas, reschedule_required
 from karmactl.scheduler.estimator import cal_available_replicas
 from karmactl.scheduler.framework import (
@@ -210,6 +210,17 @@ def _available_replicas(feasible: list[dict], spec: dict) -> dict[str, int]:
     return cal_available_replicas(feasible, spec)
 
 
+_BY_NAME_CACHE: list = [None, None]
+
+
+def _clusters_by_name(clusters: list[dict]) -> dict[str, dict]:
+    """``{name: cluster}``, cached for the last list seen (a pass schedules every binding against
+    the same cluster list)."""
+    if _BY_NAME_CACHE[0] is not clusters or len(_BY_NAME_CACHE[1]) != len(clusters):
+        _BY_NAME_CACHE[0], _BY_NAME_CACHE[1] = clusters, {cluster_name(c): c for c in clusters}
+    return _BY_NAME_CACHE[1]
+
+
 def _named_clusters(spec: dict, status: dict) -> set[str] | None:
     """The only cluster names that can pass ClusterAffinity, when every affinity lists clusterNames
     (a set lookup then rejects the rest without evaluating selectors); None when any affinity
@@ -379,7 +390,7 @@ def schedule_binding(binding: dict, clusters: list[dict], now: str, *,
         key = "/".join(p for p in (meta.get("namespace"), meta.get("name")) if p)
         return ScheduleOutcome(binding=binding, attempted=False, error=f"failed to get placement from binding({key})")
 
-    by_name = {cluster_name(c): c for c in clusters}
+    by_name = _clusters_by_name(clusters)
     if not needs_schedule(binding, by_name):
         generation = (binding.get("metadata") or {}).get("generation")
         if generation is not None and old_status.get("schedulerObservedGeneration") != generation:
@@ -390,7 +401,7 @@ def schedule_binding(binding: dict, clusters: list[dict], now: str, *,
     spec = new.get("spec") or {}
     placement = spec.get("placement")
 
-    placement_json = json.dumps(placement, sort_keys=True, separators=(",", ":"))
+    placement_json = canonical_json(placement)
     fresh = reschedule_required(spec, old_status)
     diagnosis: dict[str, str] | None = None
     last_status = old_status

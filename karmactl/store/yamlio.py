@@ -15,11 +15,23 @@ import re
 import yaml
 
 try:  # libyaml bindings; fall back to the pure-Python classes where the C build is missing
-    _Loader = yaml.CSafeLoader
+    _BaseLoader = yaml.CSafeLoader
     _Dumper = yaml.CSafeDumper
 except AttributeError:  # pragma: no cover - depends on the build of PyYAML
-    _Loader = yaml.SafeLoader
+    _BaseLoader = yaml.SafeLoader
     _Dumper = yaml.SafeDumper
+
+
+class _Loader(_BaseLoader):
+    """Safe loader without the timestamp resolver: Kubernetes reads ``2026-01-01T00:00:00Z`` in a
+    manifest as a string (YAML goes through JSON there), so karmactl must not turn it into a
+    ``datetime``."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+}
 
 
 class YAMLSyntaxError(ValueError):
