@@ -1,0 +1,242 @@
+"""Application failover: evict a binding from clusters where its workload stays Unhealthy.
+
+Follows ``pkg/controllers/applicationfailover/common.go``, ``rb_application_failover_controller.go``
+and ``crb_application_failover_controller.go`` (semantics §6), plus what the design document
+``proposals/application-failover.md`` adds and DESIGN §3.2 asks for: ``preConditions``
+(``delaySeconds``, ``healthyState``), ``blockPredecessorSeconds`` with an active eviction history,
+and ``settled``/``creationTimestamp`` of aggregated status items.
+
+A binding is handled when ``spec.failover.application`` is set, ``status.aggregatedStatus`` is
+non-empty, the template kind has an InterpretHealth hook, the binding is not being deleted and (RBs
+only) ``spec.propagateDeps`` is true. Per ``aggregatedStatus`` item ``{clusterName, applied, health,
+status, [creationTimestamp], [settled]}`` of a cluster in ``spec.clusters``:
+
+* preconditions (design document): ``preConditions.delaySeconds`` -> only once ``now >=
+  first collection + delaySeconds``; ``preConditions.healthyState: Healthy`` -> only clusters where the
+  workload was once Healthy ("settled"). Until they hold no toleration window runs;
+* ``health: Unhealthy`` and no eviction task for the cluster -> "unhealthy": the first observation
+  records the time; once ``now >= first unhealthy + decisionConditions.tolerationSeconds`` (seconds,
+  CRD default 300; 0 = at the next observation, i.e. the next pass) the cluster is evicted.
+  ``Healthy``/``Unknown`` (which includes "not applied yet") reset the window;
+* eviction = ``GracefulEvictCluster`` with ``reason: ApplicationFailure``, ``producer:
+  resource-binding-application-failover-controller`` (``cluster-resource-binding-...`` for CRBs),
+  ``purgeMode`` from the policy (default ``Gracefully``): ``Gracefully`` -> ``gracePeriodSeconds``
+  (default 600), ``Never`` -> ``suppressDeletion: true``, ``Directly`` -> nothing extra; and an entry
+  ``{clusterName, creationTimestamp: now}`` in the binding's active eviction history. The binding's
+  generation is bumped; one event line per eviction.
+
+Active eviction history (design document ``ActiveEvictionHistory``): the ClusterEviction scheduler
+filter keeps a listed cluster out of new placements. Entries expire ``blockPredecessorSeconds``
+(default 600; 0 = never) after their ``creationTimestamp``; this step removes expired entries (it
+runs before the scheduler in every pass), with the default when the policy no longer has
+``failover.application``. **Where it lives:** ``status.activeEvictionHistory``, not the design
+document's ``spec.activeEvictionHistory``: the detector rebuilds the binding spec from the policy in
+every pass and keeps only the fields it knows are owned by others (``clusters``,
+``gracefulEvictionTasks``, ``requiredBy``, ``rescheduleTriggeredAt``), so a spec field would be
+dropped (and re-added) every pass and the run would never converge. The filter reads both places,
+so moving it is one line here once the detector keeps ``activeEvictionHistory``.
+
+karmactl bookkeeping (upstream keeps the first-unhealthy time in process memory, §6.2): the
+annotation ``karmactl.io/application-failover`` on the binding holds compact JSON
+``{"<cluster>": {"collected": RFC3339, "settled": bool, "unhealthySince": RFC3339}}`` for the
+clusters in ``spec.clusters`` that have a status item: ``collected`` = first time a status item was
+seen (the design document's item ``creationTimestamp``; an item's own ``creationTimestamp`` wins when
+the binding status controller writes one), ``settled`` = the workload was Healthy at least once (an
+item's ``settled: true`` counts too), ``unhealthySince`` only while the toleration window runs.
+Annotations survive the detector and the scheduler, and changing one does not bump the generation.
+This step never writes into ``aggregatedStatus`` items: the binding status controller owns them.
+The annotation is removed when the binding is no longer handled.
+"""
+from __future__ import annotations
+
+import json
+
+from karmactl.api import constants as C
+from karmactl.api.objects import add_seconds, bump_generation, deepcopy, parse_time
+from karmactl.controllers.graceful_eviction import binding_ref, graceful_evict_cluster
+from karmactl.controllers.registry import register
+
+BOOKKEEPING_ANNOTATION = "karmactl.io/application-failover"
+DEFAULT_TOLERATION_SECONDS = 300
+DEFAULT_GRACE_PERIOD_SECONDS = 600
+DEFAULT_BLOCK_PREDECESSOR_SECONDS = 600
+HISTORY_FIELD = "activeEvictionHistory"
+
+
+def _reached(start: str, seconds: float, now: str) -> bool:
+    """``now >= start + seconds``."""
+    return parse_time(now) >= parse_time(add_seconds(start, seconds))
+
+
+def _valid_time(text) -> bool:
+    try:
+        parse_time(str(text))
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def read_bookkeeping(binding: dict) -> dict:
+    """The parsed bookkeeping annotation (``{}`` when absent or unreadable)."""
+    raw = ((binding.get("metadata") or {}).get("annotations") or {}).get(BOOKKEEPING_ANNOTATION)
+    if not raw:
+        return {}
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _with_bookkeeping(binding: dict, record: dict) -> dict:
+    """``binding`` with the annotation set to ``record`` (removed when empty); the same object if unchanged."""
+    annotations = dict((binding.get("metadata") or {}).get("annotations") or {})
+    if record:
+        annotations[BOOKKEEPING_ANNOTATION] = json.dumps(record, sort_keys=True, separators=(",", ":"))
+    else:
+        annotations.pop(BOOKKEEPING_ANNOTATION, None)
+    if annotations == ((binding.get("metadata") or {}).get("annotations") or {}):
+        return binding
+    metadata = dict(binding.get("metadata") or {})
+    if annotations:
+        metadata["annotations"] = dict(sorted(annotations.items()))
+    else:
+        metadata.pop("annotations", None)
+    return dict(binding, metadata=metadata)
+
+
+def block_seconds(binding: dict) -> float:
+    """``failover.application.blockPredecessorSeconds`` (seconds; default 600; 0 = forever)."""
+    app = ((binding.get("spec") or {}).get("failover") or {}).get("application") or {}
+    value = app.get("blockPredecessorSeconds")
+    return float(DEFAULT_BLOCK_PREDECESSOR_SECONDS if value is None else value)
+
+
+def expire_history(binding: dict, now: str) -> dict:
+    """``binding`` without history entries older than ``blockPredecessorSeconds`` (same object if none)."""
+    status = binding.get("status") or {}
+    history = status.get(HISTORY_FIELD)
+    if not history:
+        return binding
+    block = block_seconds(binding)
+    kept = [e for e in history
+            if block == 0 or not _valid_time(e.get("creationTimestamp")) or not _reached(e["creationTimestamp"], block, now)]
+    if kept == history:
+        return binding
+    new_status = dict(status)
+    if kept:
+        new_status[HISTORY_FIELD] = kept
+    else:
+        del new_status[HISTORY_FIELD]
+    return dict(binding, status=new_status)
+
+
+def handled(binding: dict, has_health_hook) -> bool:
+    """The preconditions of §6.1 (see the module docs)."""
+    spec = binding.get("spec") or {}
+    if ((spec.get("failover") or {}).get("application")) is None:
+        return False
+    if (binding.get("metadata") or {}).get("deletionTimestamp"):
+        return False
+    if not (binding.get("status") or {}).get("aggregatedStatus"):
+        return False
+    resource = spec.get("resource") or {}
+    if not has_health_hook(resource.get("apiVersion", ""), resource.get("kind", "")):
+        return False
+    return binding.get("kind") != "ResourceBinding" or spec.get("propagateDeps") is True
+
+
+def _task_options(binding: dict) -> dict:
+    app = binding["spec"]["failover"]["application"]
+    mode = app.get("purgeMode") or "Gracefully"
+    mode = {"Immediately": "Directly", "Graciously": "Gracefully"}.get(mode, mode)
+    producer = (C.EVICTION_PRODUCER_RB_APP_FAILOVER if binding.get("kind") == "ResourceBinding"
+                else C.EVICTION_PRODUCER_CRB_APP_FAILOVER)
+    opts = {"purgeMode": mode, "reason": C.EVICTION_REASON_APPLICATION_FAILURE, "producer": producer}
+    if mode == "Gracefully":
+        grace = app.get("gracePeriodSeconds")
+        opts["gracePeriodSeconds"] = int(DEFAULT_GRACE_PERIOD_SECONDS if grace is None else grace)
+    elif mode == "Never":
+        opts["suppressDeletion"] = True
+    return opts
+
+
+def assess(binding: dict, now: str, has_health_hook) -> tuple[dict, list[str]]:
+    """One pass of application failover over one binding.
+
+    Args:
+        binding: an RB or CRB.
+        now: RFC 3339.
+        has_health_hook: ``f(apiVersion, kind) -> bool`` (the interpreter's InterpretHealth lookup).
+
+    Returns:
+        (the binding — the same object when nothing changed —, evicted cluster names, sorted).
+    """
+    new = expire_history(binding, now)
+    if not handled(new, has_health_hook):
+        return _with_bookkeeping(new, {}), []
+    spec = new.get("spec") or {}
+    app = spec["failover"]["application"]
+    toleration = (app.get("decisionConditions") or {}).get("tolerationSeconds")
+    toleration = float(DEFAULT_TOLERATION_SECONDS if toleration is None else toleration)
+    pre = app.get("preConditions") or {}
+    delay = pre.get("delaySeconds")
+    need_settled = pre.get("healthyState") == C.HEALTHY
+    targets = {t.get("name") for t in spec.get("clusters") or []}
+    evicting = {t.get("fromCluster") for t in spec.get("gracefulEvictionTasks") or []}
+    old_record = read_bookkeeping(new)
+    record: dict = {}
+    due: list[str] = []
+    for item in sorted(new["status"]["aggregatedStatus"], key=lambda i: i.get("clusterName") or ""):
+        cluster = item.get("clusterName")
+        if cluster not in targets:
+            continue  # eviction-task and requiredBy clusters are not judged
+        old = old_record.get(cluster) if isinstance(old_record.get(cluster), dict) else {}
+        collected = item.get("creationTimestamp") if _valid_time(item.get("creationTimestamp")) else None
+        collected = collected or (old.get("collected") if _valid_time(old.get("collected")) else None) or now
+        health = item.get("health")
+        settled = bool(item.get("settled") or old.get("settled") or health == C.HEALTHY)
+        entry = {"collected": collected, "settled": settled}
+        ready = (delay is None or _reached(collected, float(delay), now)) and (settled or not need_settled)
+        if ready and health == C.UNHEALTHY and cluster not in evicting:
+            since = old.get("unhealthySince") if _valid_time(old.get("unhealthySince")) else None
+            if since is None:
+                entry["unhealthySince"] = now  # first observation: the window starts
+            elif _reached(since, toleration, now):
+                due.append(cluster)
+                continue  # evicted: its bookkeeping goes with it
+            else:
+                entry["unhealthySince"] = since
+        record[cluster] = entry
+    if due:
+        new = deepcopy(new)
+        opts = _task_options(new)
+        status = new.setdefault("status", {})
+        history = [e for e in status.get(HISTORY_FIELD) or [] if e.get("clusterName") not in due]
+        for cluster in due:
+            graceful_evict_cluster(new["spec"], cluster, opts)
+            history.append({"clusterName": cluster, "creationTimestamp": now})
+        status[HISTORY_FIELD] = history
+        bump_generation(binding, new)
+    return _with_bookkeeping(new, record), due
+
+
+def step(loaded, out, now: str, ctx) -> bool:
+    """Phase ``bindings``: application failover for every binding (module docs)."""
+    from karmactl.interpreter.health import has_health_hook
+
+    changed = False
+    for bkey in sorted(out.bindings):
+        binding = out.bindings[bkey]
+        new, evicted = assess(binding, now, has_health_hook)
+        if new is binding:
+            continue
+        for cluster in evicted:
+            mode = next((t.get("purgeMode", "") for t in new["spec"].get("gracefulEvictionTasks") or []
+                         if t.get("fromCluster") == cluster), "")
+            ctx.event(f"evicted {binding_ref(bkey)} from {cluster}: {C.EVICTION_REASON_APPLICATION_FAILURE} (purgeMode {mode})")
+        changed = out.set_binding(bkey, new) or changed
+    return changed
+
+
+register("bindings", step)

@@ -1,0 +1,160 @@
+"""Graceful eviction: the ``GracefulEvictCluster`` helper and the task assessment.
+
+Follows ``pkg/apis/work/v1alpha2/binding_types_helper.go`` (``GracefulEvictCluster``) and
+``pkg/controllers/gracefuleviction/evictiontask.go``, ``rb_graceful_eviction_controller.go``,
+``crb_graceful_eviction_controller.go`` (semantics §1.4, §5).
+
+A task is ``{fromCluster, purgeMode, replicas?, reason, message?, producer, gracePeriodSeconds?,
+suppressDeletion?, clustersBeforeFailover?, creationTimestamp?}`` in ``spec.gracefulEvictionTasks``.
+One assessment pass over the tasks of a binding, in order (§5.2):
+
+1. no ``creationTimestamp`` -> stamp it with ``now`` and keep (no further assessment this pass; a
+   whole ``compute`` uses one clock, so a task is never dropped in the run that stamped it);
+2. ``suppressDeletion`` set: ``true`` -> keep (purgeMode ``Never`` until a user releases it),
+   ``false`` -> drop (the user confirmed deletion);
+3. timeout = the task's ``gracePeriodSeconds`` (seconds) if set, else ``settings.graceful_eviction_timeout``;
+   ``now > creationTimestamp + timeout`` -> drop;
+4. the binding is scheduled for its current generation (``status.schedulerObservedGeneration ==
+   metadata.generation``) and every cluster in ``spec.clusters`` has an ``aggregatedStatus`` item with
+   ``health: Healthy`` -> drop (an empty ``spec.clusters`` satisfies this vacuously);
+5. otherwise keep.
+
+``purgeMode`` is not looked at, as upstream: a ``Directly`` task lives (and keeps its cluster out of
+new placements, and keeps the binding controller from rendering while the old Work still exists)
+until the substitutes are healthy or the timeout passes. The binding controller keeps the Works of
+non-``Directly`` task clusters and deletes the others (``karmactl/controllers/binding.py``).
+"""
+from __future__ import annotations
+
+from karmactl.api.objects import bump_generation, parse_time, seconds_between
+from karmactl.controllers.registry import register
+
+HEALTHY = "Healthy"
+
+
+def binding_ref(bkey) -> str:
+    """``namespace/name`` of a ResourceBinding, ``name`` of a ClusterResourceBinding (event text)."""
+    return f"{bkey[2]}/{bkey[3]}" if bkey[2] else bkey[3]
+
+
+def graceful_evict_cluster(spec: dict, cluster: str, task: dict) -> bool:
+    """``GracefulEvictCluster``: move ``cluster`` from ``spec.clusters`` into an eviction task.
+
+    Args:
+        spec: the binding's spec, modified in place (callers pass a copy).
+        cluster: the cluster to evict.
+        task: task fields besides ``fromCluster`` and ``replicas`` (reason, producer, purgeMode, ...).
+
+    Returns:
+        False when ``cluster`` is not in ``spec.clusters`` (nothing done). Otherwise the cluster is
+        removed from ``spec.clusters`` and, unless a task for it exists already, a task is appended
+        with ``replicas`` copied when > 0 and ``clustersBeforeFailover`` = the target names before.
+    """
+    targets = spec.get("clusters") or []
+    index = next((i for i, t in enumerate(targets) if t.get("name") == cluster), None)
+    if index is None:
+        return False
+    evicted = targets[index]
+    before = [t.get("name") for t in targets]
+    remaining = targets[:index] + targets[index + 1:]
+    if remaining:
+        spec["clusters"] = remaining
+    else:
+        spec.pop("clusters", None)
+    tasks = list(spec.get("gracefulEvictionTasks") or [])
+    if any(t.get("fromCluster") == cluster for t in tasks):
+        return True
+    new = {"fromCluster": cluster}
+    if task.get("purgeMode"):
+        new["purgeMode"] = task["purgeMode"]
+    if int(evicted.get("replicas") or 0) > 0:
+        new["replicas"] = int(evicted["replicas"])
+    for field in ("reason", "message", "producer", "gracePeriodSeconds", "suppressDeletion", "preservedLabelState"):
+        if task.get(field) not in (None, ""):
+            new[field] = task[field]
+    new["clustersBeforeFailover"] = before
+    tasks.append(new)
+    spec["gracefulEvictionTasks"] = tasks
+    return True
+
+
+def _is_time(text) -> bool:
+    try:
+        parse_time(str(text))
+    except ValueError:
+        return False
+    return True
+
+
+def _all_targets_healthy(binding: dict) -> bool:
+    spec = binding.get("spec") or {}
+    status = binding.get("status") or {}
+    generation = (binding.get("metadata") or {}).get("generation")
+    if status.get("schedulerObservedGeneration") != generation:
+        return False
+    health = {i.get("clusterName"): i.get("health") for i in status.get("aggregatedStatus") or []}
+    return all(health.get(t.get("name")) == HEALTHY for t in spec.get("clusters") or [])
+
+
+def assess_tasks(binding: dict, now: str, default_timeout: float) -> tuple[list[dict], list[tuple[str, str]]]:
+    """One assessment pass (module docs): ``(kept tasks, [(fromCluster, why dropped)])``.
+
+    ``default_timeout`` is in seconds (``--graceful-eviction-timeout``). Kept tasks are the input
+    objects except newly stamped ones.
+    """
+    kept: list[dict] = []
+    dropped: list[tuple[str, str]] = []
+    healthy = None
+    for task in (binding.get("spec") or {}).get("gracefulEvictionTasks") or []:
+        created = task.get("creationTimestamp")
+        if not created or not _is_time(created):
+            # upstream stamps empty ones; an unreadable one (hand-edited) is treated the same
+            kept.append(dict(task, creationTimestamp=now))
+            continue
+        suppress = task.get("suppressDeletion")
+        if suppress is not None:
+            if suppress:
+                kept.append(task)
+            else:
+                dropped.append((task.get("fromCluster", ""), "deletion confirmed (suppressDeletion false)"))
+            continue
+        timeout = task.get("gracePeriodSeconds")
+        timeout = float(timeout) if timeout is not None else float(default_timeout)
+        if seconds_between(created, now) > timeout:
+            dropped.append((task.get("fromCluster", ""), f"timed out after {timeout:g}s"))
+            continue
+        if healthy is None:
+            healthy = _all_targets_healthy(binding)
+        if healthy:
+            dropped.append((task.get("fromCluster", ""), "substitute clusters are healthy"))
+            continue
+        kept.append(task)
+    return kept, dropped
+
+
+def step(loaded, out, now: str, ctx) -> bool:
+    """Phase ``scheduled``: assess the eviction tasks of every binding (module docs)."""
+    changed = False
+    for bkey in sorted(out.bindings):
+        binding = out.bindings[bkey]
+        spec = binding.get("spec") or {}
+        tasks = spec.get("gracefulEvictionTasks")
+        if not tasks or (binding.get("metadata") or {}).get("deletionTimestamp"):
+            continue
+        kept, dropped = assess_tasks(binding, now, ctx.settings.graceful_eviction_timeout)
+        if kept == tasks:
+            continue
+        new_spec = dict(spec)
+        if kept:
+            new_spec["gracefulEvictionTasks"] = kept
+        else:
+            new_spec.pop("gracefulEvictionTasks", None)
+        new = dict(binding, spec=new_spec, metadata=dict(binding.get("metadata") or {}))
+        bump_generation(binding, new)
+        for cluster, why in dropped:
+            ctx.event(f"eviction task of {binding_ref(bkey)} for {cluster} dropped: {why}")
+        changed = out.set_binding(bkey, new) or changed
+    return changed
+
+
+register("scheduled", step)
