@@ -312,8 +312,8 @@ def plan_cmd(c: Context, offline: bool) -> None:
 # ---------------------------------------------------------------------------- cluster condition
 def condition_cmd(c: Context, name: str, ctype: str, status: str | None, reason: str | None, message: str | None) -> None:
     from karmactl.controllers import cluster_status
-    from karmactl.store import yamlio
     from karmactl.store.fsio import write_atomic
+    from karmactl.store.state import dump_computed
 
     if not re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9_.\-/]*[A-Za-z0-9])?", ctype):
         raise CLIError(f'invalid condition type "{ctype}"')
@@ -330,6 +330,6 @@ def condition_cmd(c: Context, name: str, ctype: str, status: str | None, reason:
         overlay = cluster_status.ingest_file_status(key, cluster, snap.overlays.get(key), c.now)
         new = cluster_status.report_condition(key, cluster, overlay, ctype, status, reason, message, c.now)
         if new != snap.overlays.get(key):
-            write_atomic(store.computed_path(key), yamlio.dump(new))
+            write_atomic(store.computed_path(key), dump_computed(new))  # computed files are JSON
     verb = "set" if status is not None else "unset"
     out(f"cluster.cluster.karmada.io/{name} condition {ctype} {verb}")
