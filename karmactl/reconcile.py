@@ -248,9 +248,19 @@ def run(store: StateStore, options: RunOptions, members=None) -> RunReport:
         from karmactl.members.detection import detect_conditions
         after = detect_conditions(after, options.now, report, getattr(members, "client_for", None), store.root)
     after = compute(after, options.now, report=report)
-    if not options.offline and members is not None:
-        after = members.execute(after, options.now, report)
-        after = compute(after, options.now, report=report)
+    # a dry run (and plan) reads members but never writes to them
+    if not options.offline and members is not None and not options.dry_run:
+        # Status the members report can make the control plane render other Works (failover,
+        # evictions): execute again, a bounded number of times, while it does.
+        def _dispatched(works: dict) -> dict:  # what execution acts on: spec, terminating or not
+            return {k: (w.get("spec"), (w.get("metadata") or {}).get("deletionTimestamp")) for k, w in works.items()}
+
+        for _ in range(3):
+            after = members.execute(after, options.now, report)
+            executed = _dispatched(after.works)
+            after = compute(after, options.now, report=report)
+            if _dispatched(after.works) == executed:
+                break
     report.after = after
     if options.dry_run:
         report.changes = _planned_changes(store, before, after)

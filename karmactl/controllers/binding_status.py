@@ -1,0 +1,153 @@
+"""Binding status: ``status.aggregatedStatus`` from the binding's Works and the ``FullyApplied`` condition.
+
+Follows ``pkg/controllers/status/rb_status_controller.go``, ``crb_status_controller.go`` and
+``pkg/util/helper/workstatus.go`` (``AssembleWorkStatus``, ``generateFullyAppliedCondition``),
+semantics §9.8. Runs in phase ``status`` for ResourceBindings and ClusterResourceBindings that have
+been scheduled at least once (``status.lastScheduledTime``).
+"""
+from __future__ import annotations
+
+from karmactl.api import constants as C
+from karmactl.api.kinds import group_of
+from karmactl.api.objects import deepcopy, get_condition, set_condition
+from karmactl.controllers.names import cluster_of_execution_namespace
+from karmactl.controllers.registry import register
+
+
+def works_by_binding(works: dict) -> dict:
+    """``(label key, permanent id) -> [(cluster, Work)]`` for Works that are not terminating, sorted by cluster."""
+    out: dict = {}
+    for wkey in sorted(works):
+        work = works[wkey]
+        md = work.get("metadata") or {}
+        if md.get("deletionTimestamp"):
+            continue
+        labels = md.get("labels") or {}
+        cluster = cluster_of_execution_namespace(wkey[2])
+        if cluster is None:
+            continue
+        for label in (C.RB_PERMANENT_ID_LABEL, C.CRB_PERMANENT_ID_LABEL):
+            if labels.get(label):
+                out.setdefault((label, labels[label]), []).append((cluster, work))
+    return out
+
+
+def _matches(identifier: dict, resource: dict) -> bool:
+    api_version = resource.get("apiVersion") or ""
+    return (identifier.get("group", "") == group_of(api_version)
+            and identifier.get("version", "") == api_version.rsplit("/", 1)[-1]
+            and identifier.get("kind") == resource.get("kind")
+            and (identifier.get("namespace") or "") == (resource.get("namespace") or "")
+            and identifier.get("name") == resource.get("name"))
+
+
+def aggregated_item(cluster: str, work: dict, resource: dict) -> dict | None:
+    """One ``aggregatedStatus`` entry (§9.8 steps 1–4), or None when no manifest matches the resource.
+
+    ``{clusterName, applied, appliedMessage?, status?, health}``: not applied -> health Unknown and
+    the Applied condition's message; applied -> status and health of the matching manifest status
+    (Unknown until one is collected).
+    """
+    manifests = ((work.get("spec") or {}).get("workload") or {}).get("manifests") or []
+    ordinal = None
+    for i, m in enumerate(manifests):
+        md = m.get("metadata") or {}
+        if (m.get("apiVersion") == resource.get("apiVersion") and m.get("kind") == resource.get("kind")
+                and (md.get("namespace") or "") == (resource.get("namespace") or "") and md.get("name") == resource.get("name")):
+            ordinal = i
+            break
+    if ordinal is None:
+        return None
+    cond = get_condition(work, C.COND_APPLIED)
+    if cond is None or cond.get("status") != "True":
+        item = {"clusterName": cluster, "applied": False}
+        if cond is not None and cond.get("message"):
+            item["appliedMessage"] = cond["message"]
+        item["health"] = C.UNKNOWN
+        return item
+    item = {"clusterName": cluster, "applied": True, "health": C.UNKNOWN}
+    for ms in (work.get("status") or {}).get("manifestStatuses") or []:
+        if _matches(ms.get("identifier") or {}, resource):
+            if ms.get("status") is not None:
+                item = {"clusterName": cluster, "status": deepcopy(ms["status"]), "applied": True,
+                        "health": ms.get("health") or C.UNKNOWN}
+            else:
+                item["health"] = ms.get("health") or C.UNKNOWN
+            break
+    return item
+
+
+def expected_clusters(binding: dict) -> set:
+    """Clusters a fully applied binding has Works in: ``spec.clusters``, ``requiredBy`` clusters and
+    eviction-task clusters whose purgeMode is not ``Directly``."""
+    spec = binding.get("spec") or {}
+    names = {t.get("name") for t in spec.get("clusters") or []}
+    for req in spec.get("requiredBy") or []:
+        names |= {t.get("name") for t in req.get("clusters") or []}
+    for task in spec.get("gracefulEvictionTasks") or []:
+        if task.get("purgeMode") != "Directly":
+            names.add(task.get("fromCluster"))
+    return {n for n in names if n}
+
+
+def binding_status(binding: dict, works: list, now: str) -> tuple[dict, list[str]]:
+    """The binding with its aggregated status and ``FullyApplied`` condition.
+
+    Args:
+        binding: an RB or CRB.
+        works: ``[(cluster, Work)]`` of the binding, not terminating, sorted by cluster.
+        now: condition transition time.
+
+    Returns:
+        (binding — the same object when nothing changed, error lines for Works without the resource).
+    """
+    resource = (binding.get("spec") or {}).get("resource") or {}
+    items, errors = [], []
+    for cluster, work in works:
+        item = aggregated_item(cluster, work, resource)
+        if item is None:
+            md = work.get("metadata") or {}
+            errors.append(f"work {md.get('namespace')}/{md.get('name')} has no manifest for "
+                          f"{resource.get('kind')} {resource.get('name')}")
+            continue
+        items.append(item)
+    items.sort(key=lambda i: i["clusterName"])
+    expected = expected_clusters(binding)
+    fully = (bool(expected) and len(items) == len(expected)
+             and all(i["applied"] and i["clusterName"] in expected for i in items))
+    status = deepcopy(binding.get("status") or {})
+    if items:
+        status["aggregatedStatus"] = items
+    else:
+        status.pop("aggregatedStatus", None)
+    holder = {"status": status}
+    if fully:
+        set_condition(holder, C.COND_FULLY_APPLIED, "True", C.REASON_FULLY_APPLIED_SUCCESS, C.MSG_FULLY_APPLIED_SUCCESS, now)
+    else:
+        set_condition(holder, C.COND_FULLY_APPLIED, "False", C.REASON_FULLY_APPLIED_FAILED, C.MSG_FULLY_APPLIED_FAILED, now)
+    if holder["status"] == (binding.get("status") or {}):
+        return binding, errors
+    return dict(binding, status=holder["status"]), errors
+
+
+def step(loaded, out, now: str, ctx) -> bool:
+    """Phase ``status``: refresh every scheduled binding's aggregated status."""
+    from karmactl.controllers.binding import binding_id
+
+    by_binding = works_by_binding(out.works)
+    changed = False
+    for bkey in sorted(out.bindings):
+        binding = out.bindings[bkey]
+        if not (binding.get("status") or {}).get("lastScheduledTime"):
+            continue
+        new, errors = binding_status(binding, by_binding.get(binding_id(binding), []), now)
+        for e in errors:
+            ctx.warn(e)
+        if new is not binding:
+            changed = out.set_binding(bkey, new) or changed
+    return changed
+
+
+register("status", step)
+
+__all__ = ["aggregated_item", "binding_status", "expected_clusters", "step", "works_by_binding"]

@@ -1,0 +1,272 @@
+"""A small REST client per member cluster, built from a kubeconfig context by the official client.
+
+The ``kubernetes`` package reads the kubeconfig (auth, TLS, exec plugins, token refresh) and owns
+the connection pool; requests go through that pool directly, so karmactl controls what the
+generated client does not let it: no retries (a down member fails at once), a per-request total
+timeout, raw JSON bodies (orjson), and a per-member rate limit (:class:`TokenBucket`).
+
+Discovery (``/api``, ``/apis`` and each group-version) is fetched once per run per member
+(:class:`Discovery`), used for ``apiEnablements`` and to map a kind to its REST path.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+import orjson
+
+from karmactl.members.kubeconfig import ClusterAccess
+
+DEFAULT_TIMEOUT = 5.0
+DEFAULT_QPS = 50.0
+
+
+class MemberUnreachable(Exception):
+    """A transport failure: connection refused, timeout, TLS or protocol error (message says which)."""
+
+
+class MemberApiError(Exception):
+    """A Kubernetes ``Status`` error from the member.
+
+    Attributes:
+        code: HTTP status; reason: the Status reason (``NotFound``, ``Conflict``, ...); message: its message.
+    """
+
+    def __init__(self, code: int, reason: str, message: str):
+        super().__init__(message)
+        self.code, self.reason, self.message = code, reason, message
+
+
+class TokenBucket:
+    """A thread-safe token bucket: ``rate`` tokens per second, at most ``burst`` saved up.
+
+    :meth:`take` blocks until a token is available. ``rate`` <= 0 disables the limit.
+    """
+
+    def __init__(self, rate: float, burst: float | None = None, clock=time.monotonic, sleep=time.sleep):
+        self.rate = float(rate)
+        self.burst = float(burst if burst is not None else max(rate, 1.0))
+        self.tokens = self.burst
+        self._clock, self._sleep = clock, sleep
+        self._last = clock()
+        self._lock = threading.Lock()
+
+    def take(self) -> float:
+        """Take one token; returns the seconds waited."""
+        if self.rate <= 0:
+            return 0.0
+        with self._lock:
+            now = self._clock()
+            self.tokens = min(self.burst, self.tokens + (now - self._last) * self.rate)
+            self._last = now
+            self.tokens -= 1.0
+            wait = -self.tokens / self.rate if self.tokens < 0 else 0.0
+        if wait > 0:
+            self._sleep(wait)
+        return wait
+
+
+@dataclass
+class Resource:
+    """One served resource: REST path pieces and scope."""
+
+    group_version: str
+    name: str
+    kind: str
+    namespaced: bool
+
+    def path(self, namespace: str | None = None, name: str | None = None) -> str:
+        base = "/api/" + self.group_version if "/" not in self.group_version else "/apis/" + self.group_version
+        if self.namespaced and namespace:
+            base += f"/namespaces/{namespace}"
+        base += "/" + self.name
+        if name:
+            base += "/" + name
+        return base
+
+
+@dataclass
+class Discovery:
+    """What a member serves.
+
+    Attributes:
+        group_versions: ``groupVersion -> [Resource]`` (sub-resources excluded), every version of
+            every group.
+        failed: group-versions whose resource list could not be read (partial discovery).
+    """
+
+    group_versions: dict = field(default_factory=dict)
+    failed: list = field(default_factory=list)
+
+    def lookup(self, api_version: str, kind: str) -> Resource | None:
+        for r in self.group_versions.get(api_version) or []:
+            if r.kind == kind:
+                return r
+        return None
+
+    def api_enablements(self) -> list[dict]:
+        """``status.apiEnablements``: ``[{groupVersion, resources: [{name, kind}]}]`` sorted by
+        groupVersion then resource name (``pkg/util/helper/cluster.go`` order)."""
+        out = []
+        for gv in sorted(self.group_versions):
+            resources = sorted(({"name": r.name, "kind": r.kind} for r in self.group_versions[gv]),
+                               key=lambda r: r["name"])
+            out.append({"groupVersion": gv, "resources": resources})
+        return out
+
+
+class MemberClient:
+    """REST access to one member.
+
+    Args:
+        access: kubeconfig file(s) and context.
+        timeout: total seconds per request (connect + read).
+        qps: requests per second allowed to this member (token bucket, burst = qps).
+
+    Raises:
+        Exception: from the kubernetes config loader when the context or its cluster is missing or
+            malformed (the caller reports ``StatusCollectionFailed``).
+    """
+
+    def __init__(self, access: ClusterAccess, timeout: float = DEFAULT_TIMEOUT, qps: float = DEFAULT_QPS):
+        from kubernetes import client as kclient
+        from kubernetes import config as kconfig
+
+        self.access, self.timeout = access, float(timeout)
+        cfg = kclient.Configuration()
+        kconfig.load_kube_config(config_file=":".join(access.paths), context=access.context,
+                                 client_configuration=cfg, persist_config=False)
+        cfg.retries = 0  # read by the pool manager when the ApiClient is built
+        self.api = kclient.ApiClient(configuration=cfg)
+        self.bucket = TokenBucket(qps)
+        self.requests = 0
+        self.writes = 0
+        self._discovery: Discovery | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def server(self) -> str:
+        return self.api.configuration.host
+
+    def close(self) -> None:
+        try:
+            self.api.rest_client.pool_manager.clear()
+        except Exception:  # noqa: BLE001 - closing is best effort
+            pass
+
+    # ---- raw requests ---------------------------------------------------------------------------
+
+    def request(self, method: str, path: str, body=None, content_type: str = "application/json",
+                query: list | None = None, timeout: float | None = None) -> tuple[int, object]:
+        """One request; returns ``(status, parsed JSON body or text)`` for any HTTP status.
+
+        Raises:
+            MemberUnreachable: transport failure or timeout.
+        """
+        import urllib3
+
+        headers = {"Accept": "application/json", "Content-Type": content_type, "User-Agent": "karmactl"}
+        _m, url, headers, _b, _p = self.api.param_serialize(method, path, query_params=list(query or []),
+                                                           header_params=headers, auth_settings=["BearerToken"])
+        data = None if body is None else (body if isinstance(body, bytes) else orjson.dumps(body))
+        self.bucket.take()
+        with self._lock:
+            self.requests += 1
+            if method != "GET":
+                self.writes += 1
+        try:
+            resp = self.api.rest_client.pool_manager.request(
+                method, url, body=data, headers=headers, retries=False, preload_content=True,
+                timeout=urllib3.Timeout(total=timeout or self.timeout))
+        except urllib3.exceptions.HTTPError as exc:
+            raise MemberUnreachable(_transport_message(exc, timeout or self.timeout)) from None
+        except OSError as exc:
+            raise MemberUnreachable(str(exc)) from None
+        raw = resp.data or b""
+        try:
+            return resp.status, orjson.loads(raw) if raw else None
+        except orjson.JSONDecodeError:
+            return resp.status, raw.decode("utf-8", "replace")
+
+    def call(self, method: str, path: str, body=None, content_type: str = "application/json",
+             query: list | None = None, ok_missing: bool = False):
+        """A request that must succeed: returns the parsed body (None for a tolerated 404).
+
+        Raises:
+            MemberUnreachable: transport failure.
+            MemberApiError: any other non-2xx answer.
+        """
+        status, data = self.request(method, path, body, content_type, query)
+        if 200 <= status < 300:
+            return data
+        if status == 404 and ok_missing:
+            return None
+        if isinstance(data, dict) and data.get("kind") == "Status":
+            raise MemberApiError(status, data.get("reason") or "", data.get("message") or str(data))
+        raise MemberApiError(status, "", f"the server responded with {status}: {str(data)[:200]}")
+
+    # ---- discovery ------------------------------------------------------------------------------
+
+    def discovery(self, refresh: bool = False) -> Discovery:
+        """Every group-version the member serves (cached; ``refresh`` re-reads).
+
+        Raises:
+            MemberUnreachable / MemberApiError: ``/api`` or ``/apis`` could not be read.
+        """
+        if self._discovery is not None and not refresh:
+            return self._discovery
+        d = Discovery()
+        gvs = [v for v in (self.call("GET", "/api") or {}).get("versions") or []]
+        for group in (self.call("GET", "/apis") or {}).get("groups") or []:
+            gvs += [v["groupVersion"] for v in group.get("versions") or []]
+        for gv in gvs:
+            self._discover_group_version(d, gv)
+        self._discovery = d
+        return d
+
+    def _discover_group_version(self, d: Discovery, gv: str) -> None:
+        path = "/api/" + gv if "/" not in gv else "/apis/" + gv
+        try:
+            doc = self.call("GET", path) or {}
+        except MemberApiError:
+            if gv not in d.failed:
+                d.failed.append(gv)
+            return
+        d.group_versions[gv] = [Resource(gv, r["name"], r.get("kind", ""), bool(r.get("namespaced")))
+                                for r in doc.get("resources") or [] if "/" not in r.get("name", "")]
+        if gv in d.failed:
+            d.failed.remove(gv)
+
+    def resource_for(self, api_version: str, kind: str) -> Resource | None:
+        """The REST resource of a kind; re-reads that group-version once when unknown (a CRD
+        applied in this run adds resources).
+
+        Raises:
+            MemberUnreachable: transport failure.
+        """
+        d = self.discovery()
+        found = d.lookup(api_version, kind)
+        if found is None:
+            self._discover_group_version(d, api_version)
+            found = d.lookup(api_version, kind)
+        return found
+
+
+def _transport_message(exc, timeout: float) -> str:
+    import urllib3
+
+    reason = getattr(exc, "reason", None) or exc
+    text = str(reason)
+    # urllib3 2 makes NewConnectionError a subclass of ConnectTimeoutError: look at the text first.
+    if "refused" in text.lower():
+        return "connection refused"
+    if isinstance(reason, urllib3.exceptions.NewConnectionError):
+        return text.split(": ", 1)[-1]
+    if isinstance(reason, urllib3.exceptions.TimeoutError) or "timed out" in text.lower():
+        return f"request timed out after {timeout:g}s"
+    return text
+
+
+__all__ = ["DEFAULT_QPS", "DEFAULT_TIMEOUT", "Discovery", "MemberApiError", "MemberClient", "MemberUnreachable",
+           "Resource", "TokenBucket"]
