@@ -28,6 +28,10 @@ def register(phase: str, step) -> None:
 STEP_MODULES = (
     "karmactl.controllers.remedy",
     "karmactl.controllers.multicluster_ingress",
+    "karmactl.controllers.cluster_taints",
+    "karmactl.controllers.taint_manager",
+    "karmactl.controllers.application_failover",
+    "karmactl.controllers.graceful_eviction",
     "karmactl.controllers.binding_status",
     "karmactl.controllers.template_status",
 )
