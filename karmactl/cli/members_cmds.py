@@ -629,17 +629,20 @@ def reconcile_until_converged(c: Context, timeout: float = 60.0, interval: float
     store = _store(c)
     members = members or _members_layer(c)
     deadline = time.monotonic() + timeout
-    runs, why = 0, ""
+    runs, why, said = 0, "", set()
     while True:
         runs += 1
         with state_lock(store.root):
             report = run(store, RunOptions(now=_now(c), offline=False), members)
-        for w in report.warnings:
-            err(f"warning: {w}")
-        for cluster, msg in sorted(report.member_errors.items()):
-            err(f"member {cluster}: {msg}")
+        for line in [f"warning: {w}" for w in report.warnings] + \
+                [f"member {cl}: {msg}" for cl, msg in sorted(report.member_errors.items())]:
+            if line not in said:  # each problem once, not once a run
+                said.add(line)
+                err(line)
         ok, why = converged(report.after)
-        err(f"reconcile #{runs}: {len(report.changes)} file(s) changed" + ("" if ok else f"; waiting: {why}"))
+        if report.changes or why not in said:
+            said.add(why)
+            err(f"reconcile #{runs}: {len(report.changes)} file(s) changed" + ("" if ok else f"; waiting: {why}"))
         if ok and not report.changes:
             return runs
         if time.monotonic() > deadline:

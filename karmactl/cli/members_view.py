@@ -167,25 +167,62 @@ def resource_path(info, namespace: str | None, name: str | None = None) -> str:
 
 
 # ---------------------------------------------------------------------------- get -s members
+class _Reader:
+    """GETs against one member: the member layer's ``MemberClient`` when ``karmactl.members`` provides
+    it (same kubeconfig resolution, timeouts and rate limit as a run), else this module's client."""
+
+    def __init__(self, cluster: dict, state: Path):
+        self.client = self.api = None
+        try:
+            from karmactl.members.clients import MemberClient
+            from karmactl.members.kubeconfig import resolve_access
+        except ImportError:
+            path, context = kubeconfig_of(cluster, state)
+            self.api = member_client(path, context)
+            return
+        try:
+            self.client = MemberClient(resolve_access(cluster, state), DEFAULT_TIMEOUT)
+        except Exception as exc:  # noqa: BLE001 - AccessError, the config loader's many types
+            raise MemberAccessError(f"failed to create a ClusterClient: {exc}") from None
+
+    def get(self, path: str, query: dict | None = None):
+        """The decoded body. Raises MemberAccessError (status None when no answer came)."""
+        if self.api is not None:
+            return request_json(self.api, "GET", path, query)
+        from karmactl.members.clients import MemberUnreachable
+        try:
+            status, data = self.client.request("GET", path, query=list((query or {}).items()))
+        except MemberUnreachable as exc:
+            raise MemberAccessError(f'Get "{self.client.server.rstrip("/")}{path}": {exc}') from None
+        if 200 <= status < 300:
+            return data if isinstance(data, dict) else {}
+        if isinstance(data, dict) and data.get("kind") == "Status":
+            raise MemberAccessError(data.get("message") or f"status {status}", status, data.get("reason"))
+        raise MemberAccessError(f"the server responded with {status}: {str(data)[:200]}", status)
+
+    def close(self) -> None:
+        (self.api or self.client).close()
+
+
 def _read_member(cluster: dict, state: Path, info, name, namespace, all_namespaces, selector):
     """``(objects, error line or None)`` for one member."""
     cname = cluster["metadata"]["name"]
-    path, context = kubeconfig_of(cluster, state)
+    failed = f"basic connection test to cluster({cname}) failed, please check authorization or network: "
     try:
-        api = member_client(path, context)
+        reader = _Reader(cluster, state)
     except MemberAccessError as exc:
-        return [], f"basic connection test to cluster({cname}) failed, please check authorization or network: {exc}"
+        return [], failed + str(exc)
     try:
         try:
-            request_json(api, "GET", "/api")
+            reader.get("/api")
         except MemberAccessError as exc:
-            return [], f"basic connection test to cluster({cname}) failed, please check authorization or network: {exc}"
+            return [], failed + str(exc)
         ns = None if (all_namespaces and not name) else namespace
         try:
             if name:
-                objs = [request_json(api, "GET", resource_path(info, ns, name))]
+                objs = [reader.get(resource_path(info, ns, name))]
             else:
-                data = request_json(api, "GET", resource_path(info, ns), {"labelSelector": selector} if selector else None)
+                data = reader.get(resource_path(info, ns), {"labelSelector": selector} if selector else None)
                 objs = list(data.get("items") or [])
         except MemberAccessError as exc:
             if exc.status == 404 and name and exc.reason == "NotFound":
@@ -199,7 +236,7 @@ def _read_member(cluster: dict, state: Path, info, name, namespace, all_namespac
         objs.sort(key=lambda o: ((o.get("metadata") or {}).get("namespace") or "", (o.get("metadata") or {}).get("name") or ""))
         return objs, None
     finally:
-        api.close()
+        reader.close()
 
 
 def member_rows(c, snap, info, name: str | None, namespace: str, all_namespaces: bool, selector: str | None,
