@@ -10,6 +10,8 @@ from karmactl.api.snapshot import Settings
 from karmactl.controllers.condition_detection import Observation, advance, apply_observation
 from karmactl.members import detection
 
+from tests.remedy.helpers import install_dns, set_dns_ready
+
 T0 = "2026-01-01T00:00:00Z"
 KEY = ("cluster.karmada.io", "Cluster", "", "member1")
 CLUSTER = {"apiVersion": "cluster.karmada.io/v1alpha1", "kind": "Cluster", "metadata": {"name": "member1"},
@@ -157,31 +159,6 @@ def api_client(member, tmp_path):
     api = config.new_client_from_config(config_file=path, context="member1")
     api.configuration.retries = 0
     return api
-
-
-def install_dns(api, ready=True, endpoints=True):
-    """Create CoreDNS as kubeadm does (Deployment coredns, Service and Endpoints kube-dns) through the API."""
-    from kubernetes import client as k8s
-
-    labels = {"k8s-app": "kube-dns"}
-    k8s.AppsV1Api(api).create_namespaced_deployment("kube-system", {
-        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "coredns", "labels": labels},
-        "spec": {"replicas": 2, "selector": {"matchLabels": labels},
-                 "template": {"metadata": {"labels": labels},
-                              "spec": {"containers": [{"name": "coredns", "image": "coredns/coredns:1.11.1"}]}}}})
-    k8s.CoreV1Api(api).create_namespaced_service("kube-system", {
-        "apiVersion": "v1", "kind": "Service", "metadata": {"name": "kube-dns", "labels": labels},
-        "spec": {"selector": labels, "ports": [{"name": "dns", "port": 53, "protocol": "UDP"}]}})
-    if endpoints:
-        k8s.CoreV1Api(api).create_namespaced_endpoints("kube-system", {
-            "apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "kube-dns", "labels": labels},
-            "subsets": [{"addresses": [{"ip": "10.244.0.2"}], "ports": [{"name": "dns", "port": 53, "protocol": "UDP"}]}]})
-
-
-def set_dns_ready(member, ready: bool):
-    status = {"replicas": 2, "readyReplicas": 2, "availableReplicas": 2} if ready else \
-        {"replicas": 2, "readyReplicas": 0, "availableReplicas": 0, "unavailableReplicas": 2}
-    member.set_status("apps/v1", "Deployment", "kube-system", "coredns", status)
 
 
 def test_dns_probe_unknown_without_a_dns_workload(member, tmp_path):
