@@ -145,9 +145,30 @@ def cluster_overlay(key, cluster: dict, overlay: dict | None, sources: dict[str,
     return new
 
 
+def remedy_quirks(remedy: dict) -> list[str]:
+    """Warnings for valid Remedies that can never act the way they read (upstream quirks, §14):
+    a present ``clusterAffinity`` without names selects no cluster; ``decisionMatches: []`` never
+    fires (omit the field to act at once); no ``actions`` does nothing."""
+    spec = remedy.get("spec") or {}
+    name = f'Remedy {remedy["metadata"]["name"]}'
+    out = []
+    if "clusterAffinity" in spec and spec["clusterAffinity"] is not None \
+            and not (spec["clusterAffinity"] or {}).get("clusterNames"):
+        out.append(f"{name}: spec.clusterAffinity without clusterNames selects no cluster "
+                   "(omit clusterAffinity to select every cluster)")
+    if spec.get("decisionMatches") == []:
+        out.append(f"{name}: spec.decisionMatches: [] never fires (omit decisionMatches to act at once)")
+    if not spec.get("actions"):
+        out.append(f"{name}: no spec.actions, nothing to perform")
+    return out
+
+
 def step(loaded, out, now: str, ctx) -> bool:
     """Phase ``clusters``: recompute every Cluster's remedy actions in ``out``; True when changed."""
-    remedies = out.of_kind(REMEDY_GROUP, REMEDY_KIND)
+    remedies = [out.user[k] for k in out.keys_of_kind(REMEDY_GROUP, REMEDY_KIND)]
+    for r in remedies:
+        for line in remedy_quirks(r):
+            ctx.warn(line)
     changed = False
     for key in out.keys_of_kind(CLUSTER_GROUP, CLUSTER_KIND):
         cluster = out.user[key]

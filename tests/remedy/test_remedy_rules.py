@@ -178,3 +178,18 @@ def test_step_leaves_a_deleting_cluster_alone():
     snap.user[KEY1] = dict(snap.user[KEY1], metadata={"name": "member1", "deletionTimestamp": "2026-01-01T00:00:00Z"})
     changed, out = run_step(snap)
     assert not changed and KEY1 not in out.overlays
+
+
+def test_quirks_are_warned_once_per_run():
+    remedies = [rem("no-names", affinity={}), rem("empty-matches", matches=[]), rem("idle", actions=()), rem("fine")]
+    snap = snapshot(remedies=remedies)
+    out = snap.copy_computed()
+    ctx = StepContext(settings=Settings())
+    remedy.step(snap, out, "2026-01-01T00:00:00Z", ctx)
+    remedy.step(snap, out, "2026-01-01T00:00:00Z", ctx)
+    assert ctx.warnings == [
+        "Remedy empty-matches: spec.decisionMatches: [] never fires (omit decisionMatches to act at once)",
+        "Remedy idle: no spec.actions, nothing to perform",
+        "Remedy no-names: spec.clusterAffinity without clusterNames selects no cluster "
+        "(omit clusterAffinity to select every cluster)",
+    ]
