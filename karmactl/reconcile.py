@@ -16,7 +16,7 @@ from karmactl.api import constants as C
 from karmactl.api.objects import deepcopy
 from karmactl.controllers import binding as binding_ctl
 from karmactl.controllers import cluster_status, detector, namespace_sync
-from karmactl.controllers.templates import refresh_overlay, template_view
+from karmactl.controllers.templates import refresh_overlay, spec_hash, template_view
 from karmactl.api.snapshot import Settings, Snapshot, StepContext
 from karmactl.controllers.registry import load_steps
 from karmactl.store.state import InputError, Source, StateStore, describe_key, key_of
@@ -168,6 +168,7 @@ def compute(snap: Snapshot, now: str, report: RunReport | None = None) -> Snapsh
                       and k[1] in ("OverridePolicy", "ClusterOverridePolicy")}
     render_memo: dict = {}
     view_cache: dict = {}
+    hashes = {k: spec_hash(obj) for k, obj in templates.items()}
 
     def view_of(k):
         overlay = out.overlays.get(k)
@@ -189,7 +190,7 @@ def compute(snap: Snapshot, now: str, report: RunReport | None = None) -> Snapsh
         changed = run_phase("clusters")
         # template bookkeeping (uid, generation) before the detector reads the views
         for key, obj in templates.items():
-            out.set_overlay(key, refresh_overlay(key, obj, out.overlays.get(key), None, now))
+            out.set_overlay(key, refresh_overlay(key, obj, out.overlays.get(key), None, now, hashes[key]))
         views = {k: view_of(k) for k in templates}
         claims = {k: {"labels": (out.overlays.get(k) or {}).get("metadata", {}).get("labels") or {},
                       "annotations": (out.overlays.get(k) or {}).get("metadata", {}).get("annotations") or {}}
@@ -199,7 +200,8 @@ def compute(snap: Snapshot, now: str, report: RunReport | None = None) -> Snapsh
         for line in det.waiting:
             ctx.warn(line)
         for key, claim in det.claims.items():
-            changed = out.set_overlay(key, refresh_overlay(key, templates[key], out.overlays.get(key), claim, now)) or changed
+            changed = out.set_overlay(key, refresh_overlay(key, templates[key], out.overlays.get(key), claim, now,
+                                                           hashes[key])) or changed
         views = {k: view_of(k) for k in templates}
         for bkey, b in det.bindings.items():
             changed = out.set_binding(bkey, b) or changed

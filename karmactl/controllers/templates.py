@@ -25,7 +25,8 @@ def new_overlay(key, obj: dict) -> dict:
     return {"apiVersion": obj["apiVersion"], "kind": obj["kind"], "metadata": m}
 
 
-def refresh_overlay(key, obj: dict, overlay: dict | None, claim: dict | None, now: str) -> dict:
+def refresh_overlay(key, obj: dict, overlay: dict | None, claim: dict | None, now: str,
+                    obj_hash: str | None = None) -> dict:
     """The template's overlay after this run: identity, generation, creation time and claim.
 
     Args:
@@ -35,10 +36,14 @@ def refresh_overlay(key, obj: dict, overlay: dict | None, claim: dict | None, no
         claim: ``{"labels": {...}, "annotations": {...}}`` from the detector ({} when unclaimed);
             None keeps the current claim.
         now: the run's clock.
+        obj_hash: ``spec_hash(obj)`` when the caller already has it.
 
     Returns:
         The overlay (``overlay`` itself when nothing changed).
     """
+    h = obj_hash or spec_hash(obj)
+    if overlay is not None and _current(overlay, obj, claim, h):
+        return overlay
     if overlay is not None:  # copy only the parts this function may change
         new = dict(overlay, metadata=dict(overlay["metadata"]), observed=dict(overlay.get("observed") or {}))
     else:
@@ -48,7 +53,6 @@ def refresh_overlay(key, obj: dict, overlay: dict | None, claim: dict | None, no
     m["uid"] = fm.get("uid") or m.get("uid") or permanent_id("uid", *key)
     m.setdefault("creationTimestamp", fm.get("creationTimestamp") or now)
     observed = new.setdefault("observed", {})
-    h = spec_hash(obj)
     if "generation" not in m:
         m["generation"] = fm.get("generation") or 1
     elif observed.get("specHash") and observed["specHash"] != h:
@@ -63,6 +67,23 @@ def refresh_overlay(key, obj: dict, overlay: dict | None, claim: dict | None, no
     if overlay is not None and new == overlay:
         return overlay
     return new
+
+
+def _current(overlay: dict, obj: dict, claim: dict | None, h: str) -> bool:
+    """Whether :func:`refresh_overlay` would return ``overlay`` unchanged (checked without copying)."""
+    m = overlay.get("metadata") or {}
+    if not (m.get("uid") and m.get("creationTimestamp") and m.get("generation")):
+        return False
+    if (overlay.get("observed") or {}).get("specHash") != h:
+        return False
+    fuid = (obj.get("metadata") or {}).get("uid")
+    if fuid and fuid != m["uid"]:
+        return False
+    if claim is not None:
+        for part in ("labels", "annotations"):
+            if (claim.get(part) or None) != (m.get(part) or None):
+                return False
+    return True
 
 
 def template_view(obj: dict, overlay: dict | None) -> dict:

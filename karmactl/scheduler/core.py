@@ -397,8 +397,17 @@ def schedule_binding(binding: dict, clusters: list[dict], now: str, *,
             new = dict(binding, status=dict(old_status, schedulerObservedGeneration=generation))
             return ScheduleOutcome(binding=new, attempted=False)
         return ScheduleOutcome(binding=binding, attempted=False)
-    new = deepcopy(binding)
-    spec = new.get("spec") or {}
+    # Copy only what this function writes: metadata (annotations, generation), the top level of
+    # spec (clusters is replaced, never edited) and status (conditions are edited in place).
+    new = dict(binding)
+    meta = dict(binding.get("metadata") or {})
+    if "annotations" in meta:
+        meta["annotations"] = dict(meta["annotations"] or {})
+    new["metadata"] = meta
+    new["spec"] = dict(binding.get("spec") or {})
+    if "status" in binding:
+        new["status"] = deepcopy(binding["status"])
+    spec = new["spec"]
     placement = spec.get("placement")
 
     placement_json = canonical_json(placement)
