@@ -151,7 +151,7 @@ def completion(shell: str = typer.Argument(..., help="bash, zsh or fish")):
 def _register_extra_commands():
     """Commands living in their own modules register themselves here (members, suspension, ...)."""
     import importlib
-    for module in ("karmactl.cli.members_cmds", "karmactl.cli.ops_cmds"):
+    for module in ("karmactl.cli.members_cmds", "karmactl.cli.ops_cmds", "karmactl.cli.failover_cmds"):
         try:
             mod = importlib.import_module(module)
         except ModuleNotFoundError as exc:
