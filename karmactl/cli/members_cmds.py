@@ -68,30 +68,33 @@ def _default_kubeconfig() -> str:
 
 def probe_member(kubeconfig: str, context: str, timeout: float = 5.0) -> dict:
     """Contact a member once: ``{"gitVersion", "id"}`` (``id`` = the kube-system namespace UID, as
-    Karmada's ``ObtainClusterID``; None when the member does not serve it).
+    Karmada's ``ObtainClusterID``; None when the member does not serve it). The client is the member
+    layer's (:class:`karmactl.cli.members_view.MemberReader`).
 
     Raises:
         CLIError: exit 2 when the kubeconfig cannot be used by the client; exit 3 when the member
             does not answer or answers ``/version`` with an error.
     """
-    from karmactl.cli.members_view import MemberAccessError, member_client, request_json
+    from karmactl.cli.members_view import MemberAccessError, MemberReader
 
+    cluster = {"metadata": {"name": context, "annotations": {"karmactl.io/kubeconfig": str(Path(kubeconfig).resolve()),
+                                                             "karmactl.io/context": context}}}
     try:
-        api = member_client(kubeconfig, context)
+        reader = MemberReader(cluster, Path("."), timeout)
     except MemberAccessError as exc:
         raise CLIError(f"failed to get joining cluster config. error: {exc}") from None
     try:
         try:
-            version = request_json(api, "GET", "/version", timeout=timeout)
+            version = reader.get("/version")
         except MemberAccessError as exc:
             raise CLIError(f"failed to connect to the joining cluster: {exc}", ExitCode.MEMBER_FAILURE) from None
         try:
-            uid = request_json(api, "GET", "/api/v1/namespaces/kube-system", timeout=timeout)["metadata"].get("uid")
+            uid = reader.get("/api/v1/namespaces/kube-system")["metadata"].get("uid")
         except (MemberAccessError, KeyError, TypeError):
             uid = None
         return {"gitVersion": version.get("gitVersion"), "id": uid}
     finally:
-        api.close()
+        reader.close()
 
 
 def build_cluster(name: str, server: str, kubeconfig_annotation: str, context: str, provider: str | None,

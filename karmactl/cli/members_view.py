@@ -167,12 +167,18 @@ def resource_path(info, namespace: str | None, name: str | None = None) -> str:
 
 
 # ---------------------------------------------------------------------------- get -s members
-class _Reader:
-    """GETs against one member: the member layer's ``MemberClient`` when ``karmactl.members`` provides
-    it (same kubeconfig resolution, timeouts and rate limit as a run), else this module's client."""
+class MemberReader:
+    """GETs against one member, reached as a Cluster's annotations say: the member layer's
+    ``MemberClient`` when ``karmactl.members`` provides it (same kubeconfig resolution, timeouts and
+    rate limit as a run), else this module's :func:`member_client`.
 
-    def __init__(self, cluster: dict, state: Path):
+    Raises:
+        MemberAccessError: the kubeconfig/context cannot be used (status None).
+    """
+
+    def __init__(self, cluster: dict, state: Path, timeout: float = DEFAULT_TIMEOUT):
         self.client = self.api = None
+        self.timeout = timeout
         try:
             from karmactl.members.clients import MemberClient
             from karmactl.members.kubeconfig import resolve_access
@@ -181,14 +187,14 @@ class _Reader:
             self.api = member_client(path, context)
             return
         try:
-            self.client = MemberClient(resolve_access(cluster, state), DEFAULT_TIMEOUT)
+            self.client = MemberClient(resolve_access(cluster, state), timeout)
         except Exception as exc:  # noqa: BLE001 - AccessError, the config loader's many types
             raise MemberAccessError(f"failed to create a ClusterClient: {exc}") from None
 
     def get(self, path: str, query: dict | None = None):
         """The decoded body. Raises MemberAccessError (status None when no answer came)."""
         if self.api is not None:
-            return request_json(self.api, "GET", path, query)
+            return request_json(self.api, "GET", path, query, self.timeout)
         from karmactl.members.clients import MemberUnreachable
         try:
             status, data = self.client.request("GET", path, query=list((query or {}).items()))
@@ -209,7 +215,7 @@ def _read_member(cluster: dict, state: Path, info, name, namespace, all_namespac
     cname = cluster["metadata"]["name"]
     failed = f"basic connection test to cluster({cname}) failed, please check authorization or network: "
     try:
-        reader = _Reader(cluster, state)
+        reader = MemberReader(cluster, state)
     except MemberAccessError as exc:
         return [], failed + str(exc)
     try:
