@@ -160,7 +160,7 @@ def contains(actual, desired, _top: bool = True, _quantities: bool = False) -> b
                 if value in (None, {}, [], ""):
                     continue
                 return False
-            if not contains(actual[key], value, False, key in _QUANTITY_PARENTS):
+            if not contains(actual[key], value, False, _quantities or key in _QUANTITY_PARENTS):
                 return False
         return True
     if isinstance(desired, list):

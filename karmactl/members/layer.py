@@ -107,13 +107,19 @@ class MemberLayer:
         callers that want the typed API (``karmactl/members/detection.py``); the caller closes it.
 
         Raises:
+            MemberUnreachable: this run's probe already found the member unreachable (asking again
+                would only cost another timeout).
             AccessError: no kubeconfig for the Cluster; the config loader's errors otherwise.
         """
         from kubernetes import client as kclient
         from kubernetes import config as kconfig
 
+        from karmactl.members.clients import MemberUnreachable
         from karmactl.members.kubeconfig import resolve_access
 
+        probe = self._probes.get((cluster.get("metadata") or {}).get("name"))
+        if probe is not None and not probe.online:
+            raise MemberUnreachable(probe.error or "cluster is not reachable")
         access = resolve_access(cluster, self.state_dir, self.kubeconfig, self.environ)
         cfg = kclient.Configuration()
         kconfig.load_kube_config(config_file=":".join(access.paths), context=access.context,

@@ -1,0 +1,177 @@
+"""Pure rules of the member layer: apply decisions, containment, thresholds, summaries, binding status."""
+from __future__ import annotations
+
+import pytest
+
+from karmactl import interpreter
+from karmactl.controllers import binding_status as bs
+from karmactl.controllers import execution as X
+from karmactl.members.clients import TokenBucket
+from karmactl.members.kubeconfig import AccessError, resolve_access
+from karmactl.members.layer import knobs_of
+from karmactl.members.probing import ProbeResult, resource_summary, status_overlay
+
+KEY = ("cluster.karmada.io", "Cluster", "", "m1")
+CLUSTER = {"apiVersion": "cluster.karmada.io/v1alpha1", "kind": "Cluster", "metadata": {"name": "m1"},
+           "spec": {"syncMode": "Push"}}
+
+
+@pytest.mark.parametrize("actual,desired,want", [
+    ({"a": 1, "b": 2}, {"a": 1}, True),
+    ({"a": 1}, {"a": 2}, False),
+    ({"a": 1}, {"a": 1, "b": {}}, True),                                   # empty desired value, server dropped it
+    ({"a": [1, 2]}, {"a": [1]}, False),                                    # lists compare item by item
+    ({"x": [{"n": "a", "d": 1}]}, {"x": [{"n": "a"}]}, True),              # server defaults inside items
+    ({"r": {"requests": {"cpu": "500m"}}}, {"r": {"requests": {"cpu": "0.5"}}}, True),
+    ({"image": "500m"}, {"image": "0.5"}, False),                          # only quantities compare by value
+    ({"metadata": {}}, {"apiVersion": "v1", "kind": "X", "metadata": {}}, True),
+    ({"a": True}, {"a": 1}, False),
+], ids=["subset", "differs", "empty-missing", "list-length", "list-items", "quantity", "not-quantity",
+        "apiVersion-skipped", "bool-vs-int"])
+def test_contains(actual, desired, want):
+    assert X.contains(actual, desired) is want
+
+
+def _manifest(replicas=1, overwrite=False):
+    ann = {"work.karmada.io/conflict-resolution": "overwrite" if overwrite else "abort"}
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "default", "labels": {"karmada.io/managed": "true"},
+                         "annotations": ann},
+            "spec": {"replicas": replicas}}
+
+
+def _member(manifest, managed=True, **md):
+    obj = {"apiVersion": "apps/v1", "kind": "Deployment",
+           "metadata": {"name": "web", "namespace": "default", "resourceVersion": "7", "uid": "u",
+                        "labels": dict((manifest["metadata"]["labels"] if managed else {}), other="x"),
+                        "annotations": dict(manifest["metadata"]["annotations"],
+                                            **{X.APPLIED_HASH_ANNOTATION: X.manifest_hash(manifest)}), **md},
+           "spec": dict(manifest["spec"], strategy={"type": "RollingUpdate"}), "status": {"replicas": 1}}
+    return obj
+
+
+@pytest.mark.parametrize("case,member,manifest,action,force", [
+    ("absent", None, _manifest(), "create", False),
+    ("unchanged", _member(_manifest()), _manifest(), "skip", False),
+    ("changed", _member(_manifest()), _manifest(replicas=2), "update", True),
+    ("not managed, abort", _member(_manifest(), managed=False), _manifest(), "conflict", False),
+    ("not managed, overwrite", _member(_manifest(overwrite=True), managed=False), _manifest(overwrite=True),
+     "update", True),
+], ids=lambda v: v if isinstance(v, str) else None)
+def test_plan_apply(case, member, manifest, action, force):
+    plan = X.plan_apply(manifest, member, "member1", interpreter.retain)
+    assert (plan.action, plan.force) == (action, force)
+    if action in ("create", "update"):
+        md = plan.body["metadata"]
+        assert "resourceVersion" not in md and "other" not in md.get("labels", {})
+        assert md["annotations"][X.APPLIED_HASH_ANNOTATION] == X.manifest_hash(manifest)
+    if action == "conflict":
+        assert plan.error.startswith("resource(kind=Deployment, default/web) already exists in the cluster member1")
+
+
+def test_applied_hash_catches_a_dropped_field():
+    old = dict(_manifest(), spec={"replicas": 1, "paused": True})
+    member = _member(old)
+    new = _manifest()  # spec.paused dropped: the member copy still contains everything new wants
+    assert X.contains(member, new)
+    assert X.plan_apply(new, member, "m", interpreter.retain).action == "update"
+
+
+def test_strip_patch_removes_karmada_metadata_only():
+    member = _member(_manifest())
+    patch = X.strip_patch(member)
+    assert patch["metadata"]["labels"] == {"karmada.io/managed": None}
+    assert set(patch["metadata"]["annotations"]) == {"work.karmada.io/conflict-resolution", X.APPLIED_HASH_ANNOTATION}
+    assert X.strip_patch({"metadata": {"labels": {"app": "x"}}}) is None
+
+
+def test_knobs_from_configmap_and_environment():
+    k = knobs_of({"memberRequestTimeout": "2s", "memberQPS": "10"}, {"KARMACTL_MEMBER_CONCURRENCY": "3"})
+    assert (k.timeout, k.qps, k.concurrency) == (2.0, 10.0, 3)
+    k = knobs_of({"memberRequestTimeout": "2s"}, {"KARMACTL_MEMBER_TIMEOUT": "0.5", "KARMACTL_MEMBER_QPS": "x"})
+    assert (k.timeout, k.qps, k.concurrency) == (0.5, 50.0, 8)
+
+
+def test_token_bucket_waits_once_the_burst_is_spent():
+    clock = [0.0]
+    slept = []
+    bucket = TokenBucket(10, burst=2, clock=lambda: clock[0], sleep=slept.append)
+    assert [bucket.take() for _ in range(3)] == [0.0, 0.0, pytest.approx(0.1)]
+    clock[0] = 10.0
+    assert bucket.take() == 0.0
+
+
+def test_resolve_access(tmp_path):
+    (tmp_path / "kc").write_text("{}")
+    c = {"metadata": {"name": "m1", "annotations": {"karmactl.io/kubeconfig": "kc"}}}
+    a = resolve_access(c, tmp_path, environ={})
+    assert (a.paths, a.context) == ((str(tmp_path / "kc"),), "m1")
+    with pytest.raises(AccessError, match="does not exist"):
+        resolve_access({"metadata": {"name": "m1", "annotations": {"karmactl.io/kubeconfig": "nope"}}}, tmp_path, environ={})
+    a = resolve_access({"metadata": {"name": "m2"}}, tmp_path, environ={"KUBECONFIG": f"{tmp_path}/x:{tmp_path}/kc"})
+    assert (a.paths, a.context) == ((f"{tmp_path}/kc",), "m2")
+    with pytest.raises(AccessError, match="no kubeconfig"):
+        resolve_access({"metadata": {"name": "m2"}}, tmp_path, environ={"HOME": str(tmp_path)})
+
+
+def test_resource_summary_counts_pending_and_running_pods():
+    node = {"status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}}}
+    pod = lambda node_name, phase, cpu: {"spec": {"nodeName": node_name, "containers": [  # noqa: E731
+        {"name": "c", "resources": {"requests": {"cpu": cpu, "memory": "128Mi"}}}]}, "status": {"phase": phase}}
+    got = resource_summary([node, node], [pod("", "Pending", "250m"), pod("n1", "Running", "500m"),
+                                          pod("n1", "Running", "1"), pod("n1", "Succeeded", "4")])
+    assert got == {"allocatable": {"cpu": "16", "memory": "64Gi", "pods": "220"},
+                   "allocating": {"cpu": "250m", "memory": "128Mi", "pods": "1"},
+                   "allocated": {"cpu": "1500m", "memory": "256Mi", "pods": "2"}}
+
+
+def test_status_overlay_holds_ready_until_the_failure_threshold():
+    healthy = ProbeResult(online=True, healthy=True, version="v1.31.0", api_enablements=[], node_summary={})
+    down = ProbeResult(error="x")
+    o = status_overlay(KEY, CLUSTER, None, healthy, "2026-01-01T00:00:00Z", 30, 30)
+    assert o["status"]["conditions"][1]["status"] == "True"
+    assert o["status"]["conditions"][0]["reason"] == "Empty"  # CompleteAPIEnablements with no APIs
+    o1 = status_overlay(KEY, CLUSTER, o, down, "2026-01-01T00:00:10Z", 30, 30)
+    ready = [c for c in o1["status"]["conditions"] if c["type"] == "Ready"][0]
+    assert ready["status"] == "True" and o1["observed"]["readyThreshold"]["since"] == "2026-01-01T00:00:10Z"
+    assert status_overlay(KEY, CLUSTER, o1, down, "2026-01-01T00:00:20Z", 30, 30) is o1  # nothing changed
+    o2 = status_overlay(KEY, CLUSTER, o1, down, "2026-01-01T00:00:40Z", 30, 30)
+    ready = [c for c in o2["status"]["conditions"] if c["type"] == "Ready"][0]
+    assert (ready["status"], ready["reason"]) == ("False", "ClusterNotReachable")
+    assert o2["status"]["kubernetesVersion"] == "v1.31.0"  # the rest stays while unreachable
+
+
+def _work(cluster, applied=None, health=None, status=None):
+    w = {"metadata": {"name": "web-x", "namespace": f"karmada-es-{cluster}"},
+         "spec": {"workload": {"manifests": [_manifest()]}}, "status": {"conditions": []}}
+    if applied is not None:
+        w["status"]["conditions"].append({"type": "Applied", "status": "True" if applied is True else "False",
+                                          "message": applied if isinstance(applied, str) else "ok"})
+    if health:
+        entry = {"identifier": {"ordinal": 0, "group": "apps", "version": "v1", "kind": "Deployment",
+                                "resource": "", "namespace": "default", "name": "web"}, "health": health}
+        if status:
+            entry["status"] = status
+        w["status"]["manifestStatuses"] = [entry]
+    return w
+
+
+def test_binding_status_items_and_fully_applied():
+    binding = {"kind": "ResourceBinding", "metadata": {"name": "web-deployment", "namespace": "default"},
+               "spec": {"resource": {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "default", "name": "web"},
+                        "clusters": [{"name": "a"}, {"name": "b"}, {"name": "c"}]},
+               "status": {"lastScheduledTime": "2026-01-01T00:00:00Z"}}
+    works = [("a", _work("a", True, "Healthy", {"readyReplicas": 1})), ("b", _work("b", "boom")), ("c", _work("c", True))]
+    new, errors = bs.binding_status(binding, works, "2026-01-01T00:00:05Z")
+    assert not errors
+    assert new["status"]["aggregatedStatus"] == [
+        {"clusterName": "a", "status": {"readyReplicas": 1}, "applied": True, "health": "Healthy"},
+        {"clusterName": "b", "applied": False, "appliedMessage": "boom", "health": "Unknown"},
+        {"clusterName": "c", "applied": True, "health": "Unknown"}]
+    cond = new["status"]["conditions"][0]
+    assert (cond["type"], cond["status"], cond["reason"]) == ("FullyApplied", "False", "FullyAppliedFailed")
+    works[1] = ("b", _work("b", True))
+    new, _ = bs.binding_status(binding, works, "2026-01-01T00:00:06Z")
+    assert new["status"]["conditions"][0]["message"] == "All works have been successfully applied"
+    again, _ = bs.binding_status(new, works, "2026-01-01T00:00:07Z")
+    assert again is new
