@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 
 import yaml
 
@@ -74,13 +75,22 @@ def test_local_up_restarts_with_kept_data_and_purge(local_state, cli, kubectl):
     assert [line.split("\t")[0] for line in out.splitlines() if "\t" in line] == ["member1", "member2"]
     kubeconfig = str(members_root(local_state) / "member1" / "kubeconfig")
     kubectl(kubeconfig, "apply", "-f", str(MANIFESTS / "nginx" / "deployment.yaml"), "-n", "default")
-    port = json.loads((members_root(local_state) / "member1" / "server.json").read_text())["port"]
+    port1, port2 = (json.loads((members_root(local_state) / n / "server.json").read_text())["port"]
+                    for n in ("member1", "member2"))
     assert cli("local-down")[0] == 0
 
-    # a new local-up restarts on the same port with the member's objects kept
-    code, out, err = cli("local-up", "--members", "2")
+    # a new local-up restarts on the same port with the member's objects kept; a member whose old
+    # port is taken gets another one, and its Cluster's apiEndpoint follows
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("127.0.0.1", port2))
+        s.listen()
+        code, out, err = cli("local-up", "--members", "2")
     assert code == 0, err
-    assert json.loads((members_root(local_state) / "member1" / "server.json").read_text())["port"] == port
+    assert json.loads((members_root(local_state) / "member1" / "server.json").read_text())["port"] == port1
+    url2 = json.loads((members_root(local_state) / "member2" / "server.json").read_text())["url"]
+    assert url2 != f"http://127.0.0.1:{port2}" and f"cluster(member2): apiEndpoint updated to {url2}" in err
+    assert yaml.safe_load((local_state / "clusters" / "member2.yaml").read_text())["spec"]["apiEndpoint"] == url2
     assert kubectl(kubeconfig, "get", "deploy", "nginx", "-n", "default", "-o", "name").strip() == "deployment.apps/nginx"
     pids = _pids(local_state)
 
@@ -94,8 +104,6 @@ def test_local_up_restarts_with_kept_data_and_purge(local_state, cli, kubectl):
 
 
 def test_local_up_port_base_taken(local_state, cli):
-    import socket
-
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         s.listen()
