@@ -1,8 +1,6 @@
 """Online reconcile against emulated members: propagation, idempotence, status, conflicts, suspension."""
 from __future__ import annotations
 
-import json
-
 import yaml
 
 from tests.conftest import write
@@ -25,7 +23,7 @@ def _ready(state, clusters=("member1", "member2")):
 def test_static_weights_land_1_and_2_replicas_then_status_aggregates(cli, state, members, tmp_path):
     nginx(state)
     policy(state)
-    err = reconcile(cli)
+    reconcile(cli)
     assert members.deploy("member1")["spec"]["replicas"] == 1
     assert members.deploy("member2")["spec"]["replicas"] == 2
     assert members.deploy("member3") is None
@@ -208,3 +206,51 @@ def test_dry_run_reads_members_but_writes_nothing(cli, state, members):
     assert members.writes() == {"member1": [], "member2": [], "member3": []}
     assert not (state / "computed").exists()
     assert "computed/works/karmada-es-member1/nginx-687f7fb96f.json" in out
+
+
+def test_namespace_and_crd_works_go_first_and_custom_resources_follow(cli, state, members):
+    """The CRD is applied in the first run; the next probe sees its API, so the Widget is scheduled
+    and applied in the second (as in Karmada); then nothing is written."""
+    write(state / "ns.yaml", """
+        apiVersion: v1
+        kind: Namespace
+        metadata: {name: shop}
+        """)
+    write(state / "crd.yaml", """
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        metadata: {name: widgets.example.com}
+        spec:
+          group: example.com
+          names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
+          scope: Namespaced
+          versions:
+          - name: v1
+            served: true
+            storage: true
+            schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+        """)
+    write(state / "w.yaml", """
+        apiVersion: example.com/v1
+        kind: Widget
+        metadata: {name: w1, namespace: shop}
+        spec: {size: 3}
+        """)
+    write(state / "pp.yaml", """
+        apiVersion: policy.karmada.io/v1alpha1
+        kind: ClusterPropagationPolicy
+        metadata: {name: all}
+        spec:
+          resourceSelectors:
+          - {apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition}
+          - {apiVersion: example.com/v1, kind: Widget}
+          placement: {clusterAffinity: {clusterNames: [member1]}}
+        """)
+    err = reconcile(cli, 0)
+    err = reconcile(cli, 10)
+    m1 = members["member1"]
+    assert m1.get_object("v1", "Namespace", None, "shop") is not None
+    assert m1.get_object("example.com/v1", "Widget", "shop", "w1")["spec"] == {"size": 3}
+    members.clear_logs()
+    err = reconcile(cli, 20)
+    assert members.writes()["member1"] == []
