@@ -303,6 +303,9 @@ def unjoin_cluster(c: Context, name: str, force: bool = False, wait: float = 60.
                 dropped = remaining
             for w in report.warnings:
                 err(f"warning: {w}")
+            for other, msg in sorted(report.member_errors.items()):
+                if other != name:
+                    err(f"member {other}: {msg}")
             store.write_changes(before, after)
             index = edit.index_user_objects(store)
             if key in index:
