@@ -8,16 +8,23 @@ A task is ``{fromCluster, purgeMode, replicas?, reason, message?, producer, grac
 suppressDeletion?, clustersBeforeFailover?, creationTimestamp?}`` in ``spec.gracefulEvictionTasks``.
 One assessment pass over the tasks of a binding, in order (§5.2):
 
-1. no ``creationTimestamp`` -> stamp it with ``now`` and keep (no further assessment this pass; a
-   whole ``compute`` uses one clock, so a task is never dropped in the run that stamped it);
+1. no ``creationTimestamp`` -> stamp it with ``now`` and keep (no further assessment this pass);
 2. ``suppressDeletion`` set: ``true`` -> keep (purgeMode ``Never`` until a user releases it),
    ``false`` -> drop (the user confirmed deletion);
 3. timeout = the task's ``gracePeriodSeconds`` (seconds) if set, else ``settings.graceful_eviction_timeout``;
    ``now > creationTimestamp + timeout`` -> drop;
 4. the binding is scheduled for its current generation (``status.schedulerObservedGeneration ==
    metadata.generation``) and every cluster in ``spec.clusters`` has an ``aggregatedStatus`` item with
-   ``health: Healthy`` -> drop (an empty ``spec.clusters`` satisfies this vacuously);
+   ``health: Healthy`` (karmactl aggregates the items from the Works at this point, see
+   :func:`current_health`) -> drop (an empty ``spec.clusters`` satisfies this vacuously) — karmactl: only
+   when ``now > creationTimestamp``. Upstream drops on the pass after stamping, which in real time is
+   later, when the substitutes' status reflects their re-rendered Works; the passes of one karmactl
+   run share one clock and start from statuses collected before the eviction (a substitute that was
+   Healthy with 2 replicas is not yet known to be Healthy with 3), so health counts from the next run;
 5. otherwise keep.
+
+One clock per run also means a task is never dropped in the run that stamped it, so a whole
+``compute`` cannot flap between "task" and "no task".
 
 ``purgeMode`` is not looked at, as upstream: a ``Directly`` task lives (and keeps its cluster out of
 new placements, and keeps the binding controller from rendering while the old Work still exists)
@@ -86,21 +93,42 @@ def _is_time(text) -> bool:
     return True
 
 
-def _all_targets_healthy(binding: dict) -> bool:
+def _all_targets_healthy(binding: dict, health: dict | None) -> bool:
     spec = binding.get("spec") or {}
     status = binding.get("status") or {}
     generation = (binding.get("metadata") or {}).get("generation")
     if status.get("schedulerObservedGeneration") != generation:
         return False
-    health = {i.get("clusterName"): i.get("health") for i in status.get("aggregatedStatus") or []}
+    if health is None:
+        health = {i.get("clusterName"): i.get("health") for i in status.get("aggregatedStatus") or []}
     return all(health.get(t.get("name")) == HEALTHY for t in spec.get("clusters") or [])
 
 
-def assess_tasks(binding: dict, now: str, default_timeout: float) -> tuple[list[dict], list[tuple[str, str]]]:
+def current_health(binding: dict, works: list) -> dict:
+    """``{cluster: health}`` aggregated now from the binding's Works (``[(cluster, Work)]``, not terminating).
+
+    The binding's own ``status.aggregatedStatus`` is written in phase ``status``, after this step, so
+    at the start of a run it predates the member status collected since; the assessment reads the
+    Works the way the binding status controller will (``binding_status.aggregated_item``).
+    """
+    from karmactl.controllers.binding_status import aggregated_item
+
+    resource = (binding.get("spec") or {}).get("resource") or {}
+    out = {}
+    for cluster, work in works:
+        item = aggregated_item(cluster, work, resource)
+        if item is not None:
+            out[cluster] = item.get("health")
+    return out
+
+
+def assess_tasks(binding: dict, now: str, default_timeout: float, health: dict | None = None
+                 ) -> tuple[list[dict], list[tuple[str, str]]]:
     """One assessment pass (module docs): ``(kept tasks, [(fromCluster, why dropped)])``.
 
-    ``default_timeout`` is in seconds (``--graceful-eviction-timeout``). Kept tasks are the input
-    objects except newly stamped ones.
+    ``default_timeout`` is in seconds (``--graceful-eviction-timeout``); ``health`` is ``{cluster:
+    health}`` of the targets (:func:`current_health`), or None to read ``status.aggregatedStatus``.
+    Kept tasks are the input objects except newly stamped ones.
     """
     kept: list[dict] = []
     dropped: list[tuple[str, str]] = []
@@ -124,8 +152,10 @@ def assess_tasks(binding: dict, now: str, default_timeout: float) -> tuple[list[
             dropped.append((task.get("fromCluster", ""), f"timed out after {timeout:g}s"))
             continue
         if healthy is None:
-            healthy = _all_targets_healthy(binding)
-        if healthy:
+            healthy = _all_targets_healthy(binding, health)
+        # health only counts from a later run than the task's: the statuses a run starts with were
+        # collected before the eviction re-rendered the substitutes' Works (module docs)
+        if healthy and parse_time(now) > parse_time(created):
             dropped.append((task.get("fromCluster", ""), "substitute clusters are healthy"))
             continue
         kept.append(task)
@@ -134,14 +164,21 @@ def assess_tasks(binding: dict, now: str, default_timeout: float) -> tuple[list[
 
 def step(loaded, out, now: str, ctx) -> bool:
     """Phase ``scheduled``: assess the eviction tasks of every binding (module docs)."""
+    from karmactl.controllers.binding import binding_id
+    from karmactl.controllers.binding_status import works_by_binding
+
     changed = False
+    by_binding = None
     for bkey in sorted(out.bindings):
         binding = out.bindings[bkey]
         spec = binding.get("spec") or {}
         tasks = spec.get("gracefulEvictionTasks")
         if not tasks or (binding.get("metadata") or {}).get("deletionTimestamp"):
             continue
-        kept, dropped = assess_tasks(binding, now, ctx.settings.graceful_eviction_timeout)
+        if by_binding is None:
+            by_binding = works_by_binding(out.works)
+        health = current_health(binding, by_binding.get(binding_id(binding), []))
+        kept, dropped = assess_tasks(binding, now, ctx.settings.graceful_eviction_timeout, health)
         if kept == tasks:
             continue
         new_spec = dict(spec)

@@ -102,3 +102,19 @@ def taint_policy(name: str, taints, add_on=None, remove_on=None, targets=None, c
     if created:
         meta["creationTimestamp"] = created
     return {"apiVersion": "policy.karmada.io/v1alpha1", "kind": "ClusterTaintPolicy", "metadata": meta, "spec": spec}
+
+
+def work(cluster: str, health: str | None, binding_id: str = "rb-id") -> tuple:
+    """(key, Work) of the nginx Deployment in ``cluster``: applied, with a manifest status of ``health``
+    (None: not applied)."""
+    manifest = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "nginx", "namespace": "default"}}
+    w = {"apiVersion": "work.karmada.io/v1alpha1", "kind": "Work",
+         "metadata": {"name": "nginx-687f7fb96f", "namespace": f"karmada-es-{cluster}",
+                      "labels": {"resourcebinding.karmada.io/permanent-id": binding_id}},
+         "spec": {"workload": {"manifests": [manifest]}}}
+    if health is not None:
+        w["status"] = {"conditions": [{"type": "Applied", "status": "True"}],
+                       "manifestStatuses": [{"identifier": {"ordinal": 0, "group": "apps", "version": "v1",
+                                                            "kind": "Deployment", "namespace": "default",
+                                                            "name": "nginx"}, "status": {}, "health": health}]}
+    return ("work.karmada.io", "Work", f"karmada-es-{cluster}", "nginx-687f7fb96f"), w

@@ -6,7 +6,7 @@ import pytest
 from karmactl.controllers import graceful_eviction as ge
 from karmactl.controllers.graceful_eviction import assess_tasks, graceful_evict_cluster
 
-from tests.failover.helpers import T0, at, binding, ctx, snapshot
+from tests.failover.helpers import T0, at, binding, ctx, snapshot, work
 
 TASK = {"fromCluster": "member1", "purgeMode": "Gracefully", "reason": "TaintUntolerated", "producer": "TaintManager"}
 
@@ -34,6 +34,8 @@ def task(**kw):
     # purgeMode is not looked at (Directly lives until healthy/timeout, as upstream)
     (task(purgeMode="Directly"), [], 1, at(1), True),
     (task(purgeMode="Directly"), [("member2", "Healthy")], 1, at(1), False),
+    # healthy counts only from a later run than the task's creation (one clock per run)
+    (task(), [("member2", "Healthy")], 1, T0, True),
 ])
 def test_assessment(t, aggregated, observed, now, kept):
     b = binding(clusters=[("member2", 3)], tasks=[t], aggregated=aggregated, observed_generation=observed)
@@ -65,7 +67,9 @@ def test_graceful_evict_cluster_helper():
 
 
 def test_step_stamps_then_drops_with_events_and_generation():
-    snap = snapshot(bindings=[binding(clusters=[("member2", 3)], tasks=[dict(TASK)], aggregated=[("member2", "Healthy")])])
+    # the binding's own aggregatedStatus is stale (Unknown); the Works say Healthy: the Works count
+    snap = snapshot(bindings=[binding(clusters=[("member2", 3)], tasks=[dict(TASK)], aggregated=[("member2", "Unknown")])])
+    snap.works.update([work("member2", "Healthy"), work("member1", "Healthy")])
     c = ctx()
     assert ge.step(snap, snap, T0, c) is True
     (key,) = snap.bindings
@@ -87,6 +91,14 @@ def test_step_uses_settings_timeout():
     assert ge.step(snap, snap, at(60), c) is False
     assert ge.step(snap, snap, at(61), c) is True
     assert c.events == ["eviction task of default/nginx-deployment for member1 dropped: timed out after 60s"]
+
+
+def test_step_reads_fresh_health_from_works_not_the_stale_aggregated_status():
+    snap = snapshot(bindings=[binding(clusters=[("member2", 3)], tasks=[task()], aggregated=[("member2", "Healthy")])])
+    snap.works.update([work("member2", "Unhealthy")])
+    assert ge.step(snap, snap, at(30), ctx()) is False
+    snap.works.update([work("member2", None)])  # not applied (yet): Unknown
+    assert ge.step(snap, snap, at(30), ctx()) is False
 
 
 def test_never_task_kept_until_released():
