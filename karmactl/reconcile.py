@@ -161,6 +161,7 @@ def compute(snap: Snapshot, now: str, report: RunReport | None = None) -> Snapsh
     interpreter, hooks = _interpreter_hooks(snap)
     for key, cluster in sorted((k, v) for k, v in snap.user.items() if k[:2] == ("cluster.karmada.io", "Cluster")):
         out.set_overlay(key, cluster_status.ingest_file_status(key, cluster, out.overlays.get(key), now))
+        out.set_overlay(key, cluster_status.stamp_creation(key, cluster, out.overlays.get(key), now))
     templates = {k: v for k, v in snap.user.items() if detector.is_template(k, v, config)}
     pps = [p for p in snap.of_kind("policy.karmada.io", "PropagationPolicy") if not p["metadata"].get("deletionTimestamp")]
     cpps = [p for p in snap.of_kind("policy.karmada.io", "ClusterPropagationPolicy") if not p["metadata"].get("deletionTimestamp")]

@@ -181,9 +181,13 @@ def get_cmd(c: Context, kind: str, name: str | None, namespace: str, all_namespa
         from karmactl.cli.members_view import member_rows
         mrows, member_errors = member_rows(c, snap, info, name, namespace, all_namespaces, selector, clusters)
         rows.extend(mrows)
+        if scope == "members" and not snap.keys_of_kind("cluster.karmada.io", "Cluster"):
+            return  # "No member Clusters found in Karmada control plane" was said; karmadactl stops there
     for e in member_errors:
         err(e)
     if not rows:
+        if member_errors:
+            raise CLIError("some member clusters could not be read", ExitCode.MEMBER_FAILURE)
         if name and not ignore_not_found:
             raise not_found(info, name)
         if not name and output in (None, "", "wide"):

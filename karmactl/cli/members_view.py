@@ -9,16 +9,15 @@ and appends ADOPTION.
 
 A member is reached with the kubeconfig and context its Cluster names in the annotations
 ``karmactl.io/kubeconfig`` (relative to the state directory, or absolute) and ``karmactl.io/context``
-(``karmactl join`` writes them). The small client helpers here (:func:`member_client`,
-:func:`request_json`) use the official ``kubernetes`` client, imported lazily.
+(``karmactl join`` writes them), through the member layer's client (``karmactl.members``), so
+timeouts, rate limits and kubeconfig resolution are the same as in a run.
 """
 from __future__ import annotations
 
-import json
 import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 from karmactl.cli.context import CLIError, ExitCode, err
 
@@ -94,69 +93,6 @@ def read_kubeconfig(path: str, context: str | None) -> tuple[str, str, dict]:
     return str(cl["server"]), name, cfg
 
 
-# ---------------------------------------------------------------------------- client
-def member_client(kubeconfig: str, context: str | None):
-    """An official ``kubernetes.client.ApiClient`` for one kubeconfig context, without urllib3 retries
-    (a down member must fail at once, member-clusters.md "Client notes").
-
-    Raises:
-        MemberAccessError: the kubeconfig cannot be used (status None).
-    """
-    from kubernetes import client, config
-
-    cfg = client.Configuration()
-    try:
-        config.load_kube_config(config_file=kubeconfig, context=context, client_configuration=cfg,
-                                persist_config=False)
-    except Exception as exc:  # noqa: BLE001 - ConfigException, OSError, YAML errors: all "unusable"
-        raise MemberAccessError(f"failed to create a ClusterClient: {exc}") from None
-    cfg.retries = 0
-    return client.ApiClient(configuration=cfg)
-
-
-def _connection_reason(exc: BaseException) -> str:
-    """The innermost useful words of a urllib3 failure (``connection refused``, ``timed out``)."""
-    text = str(exc)
-    for marker, words in (("Connection refused", "connect: connection refused"), ("timed out", "i/o timeout"),
-                          ("Name or service not known", "no such host"), ("CERTIFICATE_VERIFY_FAILED", "x509: certificate verify failed")):
-        if marker in text:
-            return words
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
-def request_json(api, method: str, path: str, query: dict | None = None, timeout: float = DEFAULT_TIMEOUT):
-    """One request to a member; returns the decoded JSON body.
-
-    Raises:
-        MemberAccessError: no answer (status None, message like Go's ``Get "<url>": <reason>``) or a
-            non-2xx answer (status and the ``Status`` message/reason).
-    """
-    url_path = path + ("?" + urlencode(query) if query else "")
-    host = api.configuration.host.rstrip("/")
-    try:
-        m, url, headers, body, _post = api.param_serialize(method, url_path, header_params={"Accept": "application/json"},
-                                                           auth_settings=["BearerToken"])
-        resp = api.call_api(m, url, header_params=headers, body=body, _request_timeout=timeout)
-        resp.read()
-        status, data = resp.status, resp.data
-    except Exception as exc:  # noqa: BLE001 - ApiException carries a status; everything else is "no answer"
-        status = getattr(exc, "status", None)
-        if not status:
-            raise MemberAccessError(f'{method.capitalize()} "{host}{url_path}": {_connection_reason(exc)}') from None
-        data = getattr(exc, "body", b"") or b""
-    if 200 <= status < 300:
-        try:
-            return json.loads(data or b"{}")
-        except ValueError:
-            raise MemberAccessError(f"invalid JSON from {host}{url_path}", status) from None
-    try:
-        st = json.loads(data)
-        message, reason = st.get("message") or f"status {status}", st.get("reason")
-    except (ValueError, AttributeError):
-        message, reason = (data.decode(errors="replace") if isinstance(data, bytes) else str(data)).strip() or f"status {status}", None
-    raise MemberAccessError(message, status, reason)
-
-
 def resource_path(info, namespace: str | None, name: str | None = None) -> str:
     """REST path of a kind: ``/api/v1/...`` or ``/apis/<group>/<version>/...``, namespaced when asked."""
     base = f"/apis/{info.group}/{info.version}" if info.group else f"/api/{info.version}"
@@ -168,24 +104,18 @@ def resource_path(info, namespace: str | None, name: str | None = None) -> str:
 
 # ---------------------------------------------------------------------------- get -s members
 class MemberReader:
-    """GETs against one member, reached as a Cluster's annotations say: the member layer's
-    ``MemberClient`` when ``karmactl.members`` provides it (same kubeconfig resolution, timeouts and
-    rate limit as a run), else this module's :func:`member_client`.
+    """GETs against one member, reached as a Cluster's annotations say, through the member layer's
+    ``MemberClient`` (same kubeconfig resolution, timeouts and rate limit as a run).
 
     Raises:
         MemberAccessError: the kubeconfig/context cannot be used (status None).
     """
 
     def __init__(self, cluster: dict, state: Path, timeout: float = DEFAULT_TIMEOUT):
-        self.client = self.api = None
+        from karmactl.members.clients import MemberClient
+        from karmactl.members.kubeconfig import resolve_access
+
         self.timeout = timeout
-        try:
-            from karmactl.members.clients import MemberClient
-            from karmactl.members.kubeconfig import resolve_access
-        except ImportError:
-            path, context = kubeconfig_of(cluster, state)
-            self.api = member_client(path, context)
-            return
         try:
             self.client = MemberClient(resolve_access(cluster, state), timeout)
         except Exception as exc:  # noqa: BLE001 - AccessError, the config loader's many types
@@ -193,8 +123,6 @@ class MemberReader:
 
     def get(self, path: str, query: dict | None = None):
         """The decoded body. Raises MemberAccessError (status None when no answer came)."""
-        if self.api is not None:
-            return request_json(self.api, "GET", path, query, self.timeout)
         from karmactl.members.clients import MemberUnreachable
         try:
             status, data = self.client.request("GET", path, query=list((query or {}).items()))
@@ -207,7 +135,7 @@ class MemberReader:
         raise MemberAccessError(f"the server responded with {status}: {str(data)[:200]}", status)
 
     def close(self) -> None:
-        (self.api or self.client).close()
+        self.client.close()
 
 
 def _read_member(cluster: dict, state: Path, info, name, namespace, all_namespaces, selector):

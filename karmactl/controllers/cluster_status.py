@@ -70,6 +70,17 @@ def ingest_file_status(key, cluster: dict, overlay: dict | None, now: str) -> di
     return new
 
 
+def stamp_creation(key, cluster: dict, overlay: dict | None, now: str) -> dict:
+    """The overlay with ``metadata.creationTimestamp`` (the first run that saw the Cluster, unless
+    its file sets one), as the API server stamps it on create; ``overlay`` itself when present."""
+    if overlay is not None and (overlay.get("metadata") or {}).get("creationTimestamp"):
+        return overlay
+    new = dict(overlay) if overlay is not None else new_overlay(key, cluster)
+    new["metadata"] = dict(new.get("metadata") or {},
+                           creationTimestamp=(cluster.get("metadata") or {}).get("creationTimestamp") or now)
+    return new
+
+
 def report_condition(key, cluster: dict, overlay: dict | None, ctype: str, status: str | None,
                      reason: str | None, message: str | None, now: str) -> dict:
     """Record (or, with ``status`` None, remove) a condition as a member's own report would.

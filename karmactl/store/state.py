@@ -27,7 +27,7 @@ import json
 import os
 
 import orjson
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from karmactl.api.kinds import KindInfo, KindRegistry, group_of

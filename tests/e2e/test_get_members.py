@@ -65,16 +65,3 @@ def test_get_members_errors(state, cli, members):
     assert 'cluster(member1): the server doesn\'t have a resource type "propagationpolicies"' in err
 
 
-def test_get_members_fallback_client(state, cli, members, monkeypatch):
-    """Without the member layer's client, members_view reads with its own kubernetes client."""
-    import sys
-
-    members.start("member1")
-    m2 = members.start("member2")
-    monkeypatch.setitem(sys.modules, "karmactl.members.clients", None)  # import fails
-    rows = _table(cli.ok("get", "nodes", "-s", "members", "-C", "member1"))
-    assert [r[:2] for r in rows[1:]] == [[f"member1-node-{i}", "member1"] for i in (1, 2, 3)]
-    m2.stop()
-    code, out, err = cli("get", "nodes", "-s", "members", "-C", "member2,member1")
-    assert f'basic connection test to cluster(member2) failed, please check authorization or network: ' \
-           f'Get "{m2.url}/api": connect: connection refused' in err
