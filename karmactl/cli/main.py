@@ -30,6 +30,14 @@ def ctx_of(ctx: typer.Context) -> Context:
     return ctx.obj
 
 
+def complete_kind(incomplete: str) -> list[str]:
+    """Shell completion of resource types: kubectl's plurals and short names."""
+    from karmactl.api.kinds import BUILTIN_KINDS
+
+    names = sorted({n for k in BUILTIN_KINDS for n in (k.plural, *k.short_names)})
+    return [n for n in names if n.startswith(incomplete)]
+
+
 @app.callback()
 def main(ctx: typer.Context,
          state: Path = typer.Option(Path("state"), "--state", envvar="KARMACTL_STATE", help="State directory."),
@@ -51,7 +59,8 @@ def apply(ctx: typer.Context,
 
 @app.command()
 def delete(ctx: typer.Context,
-           kind: Optional[str] = typer.Argument(None, help="Resource type (deploy, pp, cluster...)."),
+           kind: Optional[str] = typer.Argument(None, help="Resource type (deploy, pp, cluster...).",
+                                                autocompletion=complete_kind),
            names: Optional[List[str]] = typer.Argument(None, help="Names."),
            filename: Optional[List[str]] = typer.Option(None, "-f", "--filename", help="Delete the objects in these files."),
            namespace: str = typer.Option("default", "-n", "--namespace"),
@@ -64,7 +73,8 @@ def delete(ctx: typer.Context,
 # ---------------------------------------------------------------------------- get / describe
 @app.command()
 def get(ctx: typer.Context,
-        kind: str = typer.Argument(..., help="Resource type (cluster, pp, rb, work, deploy, ...)."),
+        kind: str = typer.Argument(..., help="Resource type (cluster, pp, rb, work, deploy, ...).",
+                                   autocompletion=complete_kind),
         name: Optional[str] = typer.Argument(None),
         namespace: str = typer.Option("default", "-n", "--namespace"),
         all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces"),
@@ -79,7 +89,7 @@ def get(ctx: typer.Context,
 
 
 @app.command()
-def describe(ctx: typer.Context, kind: str = typer.Argument(...), name: Optional[str] = typer.Argument(None),
+def describe(ctx: typer.Context, kind: str = typer.Argument(..., autocompletion=complete_kind), name: Optional[str] = typer.Argument(None),
              namespace: str = typer.Option("default", "-n", "--namespace"),
              all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces")):
     """Show an object in detail."""
@@ -136,16 +146,15 @@ def condition_unset(ctx: typer.Context, name: str = typer.Argument(...), ctype: 
 @app.command()
 def completion(shell: str = typer.Argument(..., help="bash, zsh or fish")):
     """Print a shell completion script (e.g. `source <(karmactl completion bash)`)."""
-    try:  # typer vendors its own click from 0.20 on
-        from typer._click.shell_completion import get_completion_class
-    except ImportError:  # pragma: no cover - older typer
-        from click.shell_completion import get_completion_class
+    from typer.completion import completion_init, get_completion_script
 
-    cls = get_completion_class(shell)
-    if cls is None:
+    if shell not in ("bash", "zsh", "fish"):
         raise CLIError(f'unsupported shell "{shell}": use bash, zsh or fish')
-    command = typer.main.get_command(app)
-    out(cls(command, {}, "karmactl", "_KARMACTL_COMPLETE").source())
+    completion_init()
+    out(get_completion_script(prog_name="karmactl", complete_var=COMPLETE_VAR, shell=shell))
+
+
+COMPLETE_VAR = "_KARMACTL_COMPLETE"
 
 
 def _register_extra_commands():
@@ -200,6 +209,11 @@ def main_exit_code(argv: list[str] | None = None) -> int:
     from karmactl.store.fsio import StateLockedError
     from karmactl.store.state import InputError
 
+    if os.environ.get(COMPLETE_VAR):
+        # the shell asks for completions: register typer's completion classes (only then, so
+        # ordinary start-up stays fast)
+        from typer.completion import completion_init
+        completion_init()
     argv = hoist_global_options(list(argv if argv is not None else sys.argv[1:]))
     verbose = "-v" in argv or "--verbose" in argv
     try:
