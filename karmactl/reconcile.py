@@ -259,7 +259,11 @@ def run(store: StateStore, options: RunOptions, members=None) -> RunReport:
             return {k: (w.get("spec"), (w.get("metadata") or {}).get("deletionTimestamp")) for k, w in works.items()}
 
         for _ in range(3):
+            executed_from = after
             after = members.execute(after, options.now, report)
+            if (after.works == executed_from.works and after.overlays == executed_from.overlays
+                    and after.bindings == executed_from.bindings):
+                break  # members reported nothing new: the control plane has nothing to redo
             executed = _dispatched(after.works)
             after = compute(after, options.now, report=report)
             if _dispatched(after.works) == executed:

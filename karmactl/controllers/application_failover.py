@@ -29,12 +29,9 @@ Active eviction history (design document ``ActiveEvictionHistory``): the Cluster
 filter keeps a listed cluster out of new placements. Entries expire ``blockPredecessorSeconds``
 (default 600; 0 = never) after their ``creationTimestamp``; this step removes expired entries (it
 runs before the scheduler in every pass), with the default when the policy no longer has
-``failover.application``. **Where it lives:** ``status.activeEvictionHistory``, not the design
-document's ``spec.activeEvictionHistory``: the detector rebuilds the binding spec from the policy in
-every pass and keeps only the fields it knows are owned by others (``clusters``,
-``gracefulEvictionTasks``, ``requiredBy``, ``rescheduleTriggeredAt``), so a spec field would be
-dropped (and re-added) every pass and the run would never converge. The filter reads both places,
-so moving it is one line here once the detector keeps ``activeEvictionHistory``.
+``failover.application``. It lives in ``spec.activeEvictionHistory`` as the design document places
+it; the detector keeps it when it refreshes a binding from its policy (like ``clusters`` and
+``gracefulEvictionTasks``, it is owned by controllers, not by the policy).
 
 karmactl bookkeeping (upstream keeps the first-unhealthy time in process memory, §6.2): the
 annotation ``karmactl.io/application-failover`` on the binding holds compact JSON
@@ -113,9 +110,12 @@ def block_seconds(binding: dict) -> float:
 
 
 def expire_history(binding: dict, now: str) -> dict:
-    """``binding`` without history entries older than ``blockPredecessorSeconds`` (same object if none)."""
-    status = binding.get("status") or {}
-    history = status.get(HISTORY_FIELD)
+    """``binding`` without history entries older than ``blockPredecessorSeconds`` (same object if none).
+
+    Expiring entries changes the spec, so the generation is bumped as the API server would.
+    """
+    spec = binding.get("spec") or {}
+    history = spec.get(HISTORY_FIELD)
     if not history:
         return binding
     block = block_seconds(binding)
@@ -123,12 +123,14 @@ def expire_history(binding: dict, now: str) -> dict:
             if block == 0 or not _valid_time(e.get("creationTimestamp")) or not _reached(e["creationTimestamp"], block, now)]
     if kept == history:
         return binding
-    new_status = dict(status)
+    new_spec = dict(spec)
     if kept:
-        new_status[HISTORY_FIELD] = kept
+        new_spec[HISTORY_FIELD] = kept
     else:
-        del new_status[HISTORY_FIELD]
-    return dict(binding, status=new_status)
+        del new_spec[HISTORY_FIELD]
+    new = dict(binding, spec=new_spec, metadata=dict(binding.get("metadata") or {}))
+    bump_generation(binding, new)
+    return new
 
 
 def handled(binding: dict, has_health_hook) -> bool:
@@ -211,12 +213,11 @@ def assess(binding: dict, now: str, has_health_hook) -> tuple[dict, list[str]]:
     if due:
         new = deepcopy(new)
         opts = _task_options(new)
-        status = new.setdefault("status", {})
-        history = [e for e in status.get(HISTORY_FIELD) or [] if e.get("clusterName") not in due]
+        history = [e for e in new["spec"].get(HISTORY_FIELD) or [] if e.get("clusterName") not in due]
         for cluster in due:
             graceful_evict_cluster(new["spec"], cluster, opts)
             history.append({"clusterName": cluster, "creationTimestamp": now})
-        status[HISTORY_FIELD] = history
+        new["spec"][HISTORY_FIELD] = history
         bump_generation(binding, new)
     return _with_bookkeeping(new, record), due
 

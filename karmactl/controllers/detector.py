@@ -277,7 +277,9 @@ def _missing_dependent_overrides(policy: dict, override_names: set) -> list[str]
 
 _POLICY_FIELDS = ("propagateDeps", "schedulerName", "placement", "failover", "conflictResolution",
                   "preserveResourcesOnDeletion", "schedulePriority")
-_SCHEDULER_OWNED = ("clusters", "gracefulEvictionTasks", "requiredBy", "rescheduleTriggeredAt")
+# Spec fields other controllers own: never rebuilt from the policy (activeEvictionHistory is the
+# application failover design document's, written by that controller).
+_SCHEDULER_OWNED = ("clusters", "gracefulEvictionTasks", "requiredBy", "rescheduleTriggeredAt", "activeEvictionHistory")
 
 
 def build_binding(bkey, view: dict, obj: dict, policy: dict, old: dict | None, now: str, interpret_replica) -> dict:

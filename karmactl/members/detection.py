@@ -32,6 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
+from karmactl.api import constants as C
 from karmactl.api.snapshot import Settings, Snapshot
 from karmactl.controllers import cluster_status
 from karmactl.controllers.condition_detection import Observation, apply_observation
@@ -55,17 +56,21 @@ class DetectionConfigError(ValueError):
     """A detection setting in karmactl-config does not parse (message names the key)."""
 
 
-def detection_settings(settings: Settings) -> tuple[bool, list[str] | None, float]:
+def detection_settings(settings: Settings) -> tuple[bool | str, list[str] | None, float]:
     """(enabled, command words or None, command timeout seconds) from ``settings.extra``.
+
+    ``enabled`` is True, False or ``"auto"`` (the default: probe when a command is configured or
+    when a Remedy or ClusterTaintPolicy reads the condition, see :func:`condition_consumed`; probes
+    cost member requests on every run, so they run only when something uses their result).
 
     Raises:
         DetectionConfigError: ``conditionDetection`` not true/false, a command that does not split,
             a timeout that is not a positive number of seconds.
     """
     data = settings.extra or {}
-    enabled = str(data.get(ENABLED_KEY, "true")).strip().lower()
-    if enabled not in ("true", "false"):
-        raise DetectionConfigError(f'karmactl-config data.{ENABLED_KEY}: "{data[ENABLED_KEY]}" must be true or false')
+    enabled = str(data.get(ENABLED_KEY, "auto")).strip().lower()
+    if enabled not in ("true", "false", "auto"):
+        raise DetectionConfigError(f'karmactl-config data.{ENABLED_KEY}: "{data[ENABLED_KEY]}" must be true, false or auto')
     command = None
     if str(data.get(COMMAND_KEY) or "").strip():
         try:
@@ -81,7 +86,7 @@ def detection_settings(settings: Settings) -> tuple[bool, list[str] | None, floa
         if timeout <= 0:
             raise DetectionConfigError(f'karmactl-config data.{TIMEOUT_KEY}: "{data[TIMEOUT_KEY]}" is not a '
                                        f"positive number of seconds")
-    return enabled == "true", command, timeout
+    return {"true": True, "false": False}.get(enabled, "auto"), command, timeout
 
 
 # --------------------------------------------------------------------------- probes
@@ -200,6 +205,20 @@ def observe(cluster: dict, command: list[str] | None, timeout: float, client_fac
 # --------------------------------------------------------------------------- the run's hook
 
 
+def condition_consumed(snap: Snapshot, ctype: str = C.COND_SERVICE_DNS_READY) -> bool:
+    """Whether any Remedy (``decisionMatches``) or ClusterTaintPolicy (add/remove conditions) reads ``ctype``."""
+    for remedy in snap.of_kind("remedy.karmada.io", "Remedy"):
+        for match in (remedy.get("spec") or {}).get("decisionMatches") or []:
+            if ((match or {}).get("clusterConditionMatch") or {}).get("conditionType") == ctype:
+                return True
+    for policy in snap.of_kind("policy.karmada.io", "ClusterTaintPolicy"):
+        spec = policy.get("spec") or {}
+        for cond in (spec.get("addOnConditions") or []) + (spec.get("removeOnConditions") or []):
+            if (cond or {}).get("conditionType") == ctype:
+                return True
+    return False
+
+
 def detect_conditions(snap: Snapshot, now: str, report, client_factory: ClientFactory | None = None,
                       state_dir: Path | str | None = None) -> Snapshot:
     """Probe every Cluster and fold the observations into a copy of ``snap`` (online runs only).
@@ -226,6 +245,8 @@ def detect_conditions(snap: Snapshot, now: str, report, client_factory: ClientFa
         return snap
     except ValueError:
         return snap
+    if enabled == "auto":
+        enabled = command is not None or condition_consumed(snap)
     if not enabled:
         return snap
     factory = client_factory or default_client_factory(state_dir)

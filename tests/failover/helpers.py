@@ -64,11 +64,11 @@ def binding(name: str = "nginx-deployment", clusters=None, tolerations=None, fai
         spec["failover"] = failover
     if tasks is not None:
         spec["gracefulEvictionTasks"] = tasks
+    if history is not None:
+        spec["activeEvictionHistory"] = history
     status = {"schedulerObservedGeneration": observed_generation}
     if aggregated is not None:
         status["aggregatedStatus"] = [{"clusterName": n, "applied": True, "health": h} for n, h in aggregated]
-    if history is not None:
-        status["activeEvictionHistory"] = history
     return {"apiVersion": "work.karmada.io/v1alpha2", "kind": kind, "metadata": meta, "spec": spec, "status": status}
 
 

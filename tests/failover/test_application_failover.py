@@ -46,7 +46,7 @@ def test_toleration_window_then_eviction():
         "fromCluster": "member1", "purgeMode": "Gracefully", "replicas": 1, "reason": "ApplicationFailure",
         "producer": "resource-binding-application-failover-controller", "gracePeriodSeconds": 600,
         "clustersBeforeFailover": ["member1", "member2"]}]
-    assert b["status"]["activeEvictionHistory"] == [{"clusterName": "member1", "creationTimestamp": at(300)}]
+    assert b["spec"]["activeEvictionHistory"] == [{"clusterName": "member1", "creationTimestamp": at(300)}]
     assert b["metadata"]["generation"] == 2
 
 
@@ -181,13 +181,13 @@ def test_history_expiry(block, now, kept):
     b = binding(clusters=[("member2", 3)], failover=app(block=block),
                 history=[{"clusterName": "member1", "creationTimestamp": T0}])
     out = expire_history(b, now)
-    assert bool((out.get("status") or {}).get("activeEvictionHistory")) == kept
+    assert bool((out.get("spec") or {}).get("activeEvictionHistory")) == kept
 
 
 def test_history_default_600_without_application_failover():
     b = binding(clusters=[("member2", 3)], history=[{"clusterName": "member1", "creationTimestamp": T0}])
     assert assess(b, at(599), ANY_KIND)[0] is b
-    assert "activeEvictionHistory" not in assess(b, at(600), ANY_KIND)[0]["status"]
+    assert "activeEvictionHistory" not in assess(b, at(600), ANY_KIND)[0]["spec"]
 
 
 def test_cluster_eviction_filter_honours_history_in_status_or_spec_and_tasks():

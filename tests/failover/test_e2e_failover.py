@@ -88,6 +88,6 @@ def test_unhealthy_copy_fails_over_to_another_cluster(cli, state, members):
     err = reconcile(cli, seconds_between(at(0), start) + 30)
     assert "evicted default/nginx-deployment from member1: ApplicationFailure (purgeMode Gracefully)" in err
     assert _targets(state) == {"member2": 3}
-    assert _rb(state)["status"]["activeEvictionHistory"][0]["clusterName"] == "member1"
+    assert _rb(state)["spec"]["activeEvictionHistory"][0]["clusterName"] == "member1"
     assert _replicas(members, "member2") == 3
     assert members.deploy("member3") is None  # Divided static weights: member3 has no weight

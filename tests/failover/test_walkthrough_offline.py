@@ -368,12 +368,12 @@ def test_application_failover_toleration_and_block_predecessor(walk):
     assert walk.targets() == {"member2": 3}
     (task,) = walk.tasks()
     assert (task["producer"], task["gracePeriodSeconds"]) == ("resource-binding-application-failover-controller", 600)
-    assert walk.rb()["status"]["activeEvictionHistory"] == [{"clusterName": "member1", "creationTimestamp": at(80)}]
+    assert walk.rb()["spec"]["activeEvictionHistory"] == [{"clusterName": "member1", "creationTimestamp": at(80)}]
     describe = walk.cli.ok("describe", "rb", "nginx-deployment", "--now", at(100))
     assert "member1: evicted 2026-01-01T00:01:20Z, blocked until 2026-01-01T00:06:20Z" in describe
     # the task goes (grace period), the history still blocks member1 until 300 s after the eviction
     walk.reconcile(at(700))
-    assert walk.tasks() == [] and "activeEvictionHistory" not in walk.rb()["status"]
+    assert walk.tasks() == [] and "activeEvictionHistory" not in walk.rb()["spec"]
 
 
 NEVER_DUP_PP = DUPLICATED_SPREAD_PP.replace("  placement:\n", """  propagateDeps: true
@@ -405,6 +405,6 @@ def test_application_failover_never_and_block_forever(walk):
     assert "deletion confirmed" in err
     assert walk.tasks() == [] and walk.work("member1")["metadata"]["deletionTimestamp"] == at(10**6 + 1)
     # blockPredecessorSeconds 0: member1 never comes back, even when member3 goes away
-    assert walk.rb()["status"]["activeEvictionHistory"][0]["clusterName"] == "member1"
+    assert walk.rb()["spec"]["activeEvictionHistory"][0]["clusterName"] == "member1"
     describe = walk.cli.ok("describe", "rb", "nginx-deployment")
     assert "member1  cluster(s) is in the active eviction history" in describe
