@@ -92,6 +92,35 @@ def seconds_between(earlier: str, later: str) -> float:
     return (parse_time(later) - parse_time(earlier)).total_seconds()
 
 
+def human_duration(seconds: float) -> str:
+    """kubectl's short human duration (``k8s.io/apimachinery/pkg/util/duration.HumanDuration``):
+    ``45s``, ``3m2s``, ``32m``, ``4h10m``, ``30h``, ``2d3h``, ``20d``, ``3y``."""
+    secs = int(seconds)
+    if secs < 0:
+        return "0s"
+    if secs < 120:
+        return f"{secs}s"
+    minutes = secs // 60
+    if minutes < 10:
+        rest = secs % 60
+        return f"{minutes}m{rest}s" if rest else f"{minutes}m"
+    if minutes < 180:
+        return f"{minutes}m"
+    hours = minutes // 60
+    if hours < 8:
+        rest = minutes % 60
+        return f"{hours}h{rest}m" if rest else f"{hours}h"
+    if hours < 48:
+        return f"{hours}h"
+    days = hours // 24
+    if days < 8:
+        rest = hours % 24
+        return f"{days}d{rest}h" if rest else f"{days}d"
+    if days < 365 * 2:
+        return f"{days}d"
+    return f"{days // 365}y"
+
+
 def get_condition(obj: dict, ctype: str) -> dict | None:
     """The ``status.conditions`` entry of type ``ctype``, or None."""
     for cond in (obj.get("status") or {}).get("conditions") or []:

@@ -9,41 +9,18 @@ import json
 import re
 
 from karmactl.api.kinds import KindInfo
-from karmactl.api.objects import parse_time
+from karmactl.api.objects import human_duration, parse_time
 from karmactl.store import yamlio
 
 
 def human_age(created: str | None, now: str) -> str:
-    """kubectl's human duration (``32m``, ``2d3h``, ``45s``); ``<unknown>`` without a timestamp."""
+    """kubectl's AGE of an object created at ``created`` (``<unknown>`` without a timestamp)."""
     if not created:
         return "<unknown>"
     try:
-        secs = int((parse_time(now) - parse_time(created)).total_seconds())
+        return human_duration((parse_time(now) - parse_time(created)).total_seconds())
     except ValueError:
         return "<unknown>"
-    if secs < 0:
-        return "0s"
-    if secs < 120:
-        return f"{secs}s"
-    minutes = secs // 60
-    if minutes < 10:
-        s = secs % 60
-        return f"{minutes}m{s}s" if s else f"{minutes}m"
-    if minutes < 180:
-        return f"{minutes}m"
-    hours = minutes // 60
-    if hours < 8:
-        m = minutes % 60
-        return f"{hours}h{m}m" if m else f"{hours}h"
-    if hours < 48:
-        return f"{hours}h"
-    days = hours // 24
-    if days < 8:
-        h = hours % 24
-        return f"{days}d{h}h" if h else f"{days}d"
-    if days < 365 * 2:
-        return f"{days}d"
-    return f"{days // 365}y"
 
 
 def _cond(obj: dict, ctype: str, default: str = "") -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 import datetime as _dt
 import json
 
+from karmactl.api.objects import human_duration
+
 from .resources import ResourceType
 
 
@@ -15,20 +17,7 @@ def human_age(ts: str | None, now: _dt.datetime | None = None) -> str:
         then = _dt.datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=_dt.timezone.utc)
     except ValueError:
         return "<unknown>"
-    secs = int(((now or _dt.datetime.now(_dt.timezone.utc)) - then).total_seconds())
-    if secs < 0:
-        return "0s"
-    if secs < 120:
-        return f"{secs}s"
-    mins = secs // 60
-    if mins < 10:
-        return f"{mins}m{secs % 60}s" if secs % 60 else f"{mins}m"
-    if mins < 180:
-        return f"{mins}m"
-    hours = mins // 60
-    if hours < 48:
-        return f"{hours}h"
-    return f"{hours // 24}d"
+    return human_duration(((now or _dt.datetime.now(_dt.timezone.utc)) - then).total_seconds())
 
 
 def _col(name: str, typ: str = "string", fmt: str = "", desc: str = "") -> dict:
