@@ -109,7 +109,8 @@ def settings(**data):
 
 
 def test_detection_settings_defaults_and_errors():
-    assert detection.detection_settings(settings()) == (True, None, 10.0)
+    assert detection.detection_settings(settings()) == ("auto", None, 10.0)
+    assert detection.detection_settings(settings(conditionDetection="true"))[0] is True
     assert detection.detection_settings(settings(conditionDetection="false", conditionDetectionCommand="check {cluster}",
                                                  conditionDetectionTimeout="3s")) == (False, ["check", "{cluster}"], 3.0)
     with pytest.raises(detection.DetectionConfigError, match="conditionDetectionTimeout"):
@@ -118,6 +119,26 @@ def test_detection_settings_defaults_and_errors():
         detection.detection_settings(settings(conditionDetection="maybe"))
     with pytest.raises(detection.DetectionConfigError, match="conditionDetectionCommand"):
         detection.detection_settings(settings(conditionDetectionCommand="check 'unclosed"))
+
+
+def test_auto_probes_only_when_a_remedy_or_taint_policy_reads_the_condition():
+    from karmactl.api.kinds import KindRegistry
+    from karmactl.api.snapshot import Snapshot
+
+    snap = Snapshot(KindRegistry.default())
+    assert not detection.condition_consumed(snap)
+    remedy = {"apiVersion": "remedy.karmada.io/v1alpha1", "kind": "Remedy", "metadata": {"name": "r"},
+              "spec": {"decisionMatches": [{"clusterConditionMatch": {
+                  "conditionType": "ServiceDomainNameResolutionReady", "operator": "Equal", "conditionStatus": "False"}}],
+                  "actions": ["TrafficControl"]}}
+    snap.user[("remedy.karmada.io", "Remedy", "", "r")] = remedy
+    assert detection.condition_consumed(snap)
+    snap.user.clear()
+    ctp = {"apiVersion": "policy.karmada.io/v1alpha1", "kind": "ClusterTaintPolicy", "metadata": {"name": "t"},
+           "spec": {"addOnConditions": [{"conditionType": "ServiceDomainNameResolutionReady", "operator": "In",
+                                         "statusValues": ["False"]}], "taints": [{"key": "dns", "effect": "NoSchedule"}]}}
+    snap.user[("policy.karmada.io", "ClusterTaintPolicy", "", "t")] = ctp
+    assert detection.condition_consumed(snap)
 
 
 def py(code):
