@@ -180,6 +180,16 @@ def compute(snap: Snapshot, now: str, report: RunReport | None = None) -> Snapsh
         view_cache[k] = (overlay, v)
         return v
 
+    replica_memo: dict = {}
+
+    def interpret_replica(view):
+        """The interpreter's answer, once per template view (views are cached across passes)."""
+        hit = replica_memo.get(id(view))
+        if hit is None or hit[0] is not view:
+            hit = (view, interpreter.interpret_replica(view))
+            replica_memo[id(view)] = hit
+        return hit[1]
+
     def run_phase(name: str) -> bool:
         changed = False
         for step in phases[name]:
@@ -197,7 +207,7 @@ def compute(snap: Snapshot, now: str, report: RunReport | None = None) -> Snapsh
                       "annotations": (out.overlays.get(k) or {}).get("metadata", {}).get("annotations") or {}}
                   for k in templates}
         det = detector.reconcile(templates, views, claims, pps, cpps, out.bindings, override_names, now,
-                                 interpreter.interpret_replica, config)
+                                 interpret_replica, config)
         for line in det.waiting:
             ctx.warn(line)
         for key, claim in det.claims.items():

@@ -1,6 +1,8 @@
 """Karmada's naming rules for bindings, Works and execution namespaces (``pkg/util/names/names.go``)."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 from karmactl.api.constants import EXECUTION_SPACE_PREFIX
 
 _ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
@@ -25,6 +27,7 @@ def binding_name(name: str, kind: str) -> str:
     return f"{name.replace(':', '.')}-{kind}".lower()
 
 
+@lru_cache(maxsize=65536)
 def work_name(namespace: str, name: str, kind: str) -> str:
     """The Work name Karmada generates for a resource: Deployment ``default/nginx`` -> ``nginx-687f7fb96f``.
 

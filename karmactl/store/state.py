@@ -177,6 +177,35 @@ class StateStore:
         except OSError:
             pass  # a read-only state directory still works, only slower
 
+    def _parse_many(self, paths: list[Path]) -> list[list]:
+        """Parsed documents of each path, in order; large batches are parsed by two worker
+        processes (YAML parsing is CPU-bound Python and these machines have two cores).
+
+        Raises:
+            InputError: the first failing file in path order, as a serial parse would report it.
+        """
+        workers = min(PARSE_WORKERS, os.cpu_count() or 1)
+        if len(paths) < PARALLEL_PARSE_MIN_FILES or workers < 2:
+            return [self.read_documents(p) for p in paths]
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        chunk = (len(paths) + workers * 4 - 1) // (workers * 4)
+        batches = [paths[i:i + chunk] for i in range(0, len(paths), chunk)]
+        try:
+            ctx = multiprocessing.get_context("fork")
+        except ValueError:  # pragma: no cover - platforms without fork
+            return [self.read_documents(p) for p in paths]
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            results = list(pool.map(_parse_batch, [(str(self.root), [str(p) for p in b]) for b in batches]))
+        out = []
+        for batch in results:
+            for item in batch:
+                if isinstance(item, tuple):  # ("error", message, file, line)
+                    raise InputError(item[1], item[2], item[3])
+                out.append(item)
+        return out
+
     def load(self, normalize=None, normalize_tag: str = "") -> Snapshot:
         """Load the whole state directory.
 
@@ -197,14 +226,15 @@ class StateStore:
             stats[path] = [st.st_mtime_ns, st.st_size, st.st_ino]
         cache = self._read_cache(normalize_tag)
         parsed: dict[Path, list] = {}
+        missed = []
         for path in files:
-            rel = self.rel(path)
-            hit = cache.get(rel)
+            hit = cache.get(self.rel(path))
             if hit is not None and hit.get("sig") == stats[path]:
                 parsed[path] = hit
             else:
-                docs = self.read_documents(path, rel)
-                parsed[path] = {"sig": stats[path], "raw": [[o, i, ln] for o, i, ln in docs]}
+                missed.append(path)
+        for path, docs in zip(missed, self._parse_many(missed)):
+            parsed[path] = {"sig": stats[path], "raw": [[o, i, ln] for o, i, ln in docs]}
         # CRDs first, so custom resources in any file are known.
         crds = []
         for path in files:
@@ -297,6 +327,24 @@ class StateStore:
                     write_atomic(path, dump_computed(new))
                     changes.append(("write", self.rel(path)))
         return changes
+
+
+PARSE_WORKERS = 2
+PARALLEL_PARSE_MIN_FILES = 2000
+
+
+def _parse_batch(job: tuple[str, list[str]]) -> list:
+    """Worker: parse files; an :class:`InputError` ends the batch as ``("error", message, file, line)``."""
+    root, paths = job
+    store = StateStore(root)
+    out: list = []
+    for p in paths:
+        try:
+            out.append(store.read_documents(Path(p)))
+        except InputError as exc:
+            out.append(("error", exc.message, exc.file, exc.line))
+            break
+    return out
 
 
 def dump_computed(obj: dict) -> bytes:
