@@ -127,16 +127,19 @@ def main() -> None:
     src = work / "input"
     if not src.exists():
         generate(src, args.n)
-    state = work / "state"
     exe = [sys.executable, "-m", "karmactl"]
-
-    def fresh():
-        shutil.rmtree(state, ignore_errors=True)
-        shutil.copytree(src, state)
-        os.sync()  # the copy's writeback must not be billed to the timed run
-
-    parse = timed([sys.executable, "-c", PARSE_ONLY, str(state if state.exists() else src)], args.runs)
-    cold = timed(exe + ["--state", str(state), "reconcile", "--offline", "--now", NOW], args.runs, prepare=fresh)
+    # One fresh copy per cold run, all made (and flushed) before any timing: deleting a large
+    # tree right before a timed run bills the file system's cleanup (discard) to that run.
+    copies = [work / f"state-{i}" for i in range(args.runs)]
+    for c in copies:
+        shutil.rmtree(c, ignore_errors=True)
+        shutil.copytree(src, c)
+    os.sync()
+    parse = timed([sys.executable, "-c", PARSE_ONLY, str(src)], args.runs)
+    cold = []
+    for c in copies:
+        cold += timed(exe + ["--state", str(c), "reconcile", "--offline", "--now", NOW], 1)
+    state = copies[-1]
     noop = timed(exe + ["--state", str(state), "reconcile", "--offline", "--now", NOW], args.runs)
     files = sum(len(f) for _, _, f in os.walk(state / "computed"))
     med = statistics.median
@@ -144,6 +147,8 @@ def main() -> None:
     print(f"parse floor  median {med(parse):7.2f} s  (runs: {', '.join(f'{x:.2f}' for x in parse)})")
     print(f"cold         median {med(cold):7.2f} s  (runs: {', '.join(f'{x:.2f}' for x in cold)})  ratio to floor {med(cold) / med(parse):.2f}x")
     print(f"unchanged    median {med(noop):7.2f} s  (runs: {', '.join(f'{x:.2f}' for x in noop)})")
+    for c in copies:
+        shutil.rmtree(c, ignore_errors=True)
 
 
 if __name__ == "__main__":
