@@ -223,7 +223,7 @@ def describe_cmd(c: Context, kind: str, name: str | None, namespace: str, all_na
         objs = [o for o in objects_of(snap, info)
                 if all_namespaces or not info.namespaced or o["metadata"].get("namespace") == namespace]
     from karmactl.cli.describers import describe_extra
-    texts = [describe_text(o) + describe_extra(snap, info, o, c.now) for o in objs]
+    texts = [describe_text(o, extra=describe_extra(snap, info, o, c.now)) for o in objs]
     sys.stdout.write("\n\n".join(t.rstrip("\n") for t in texts) + ("\n" if texts else ""))
 
 

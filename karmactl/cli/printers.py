@@ -212,7 +212,7 @@ def _jsonpath_eval(expr: str, data) -> list:
     return cur
 
 
-def describe_text(obj: dict, events: list[str] | None = None) -> str:
+def describe_text(obj: dict, events: list[str] | None = None, extra: str = "") -> str:
     """kubectl describe's layout for custom resources: Name, Namespace, Labels, Annotations, then the
     object's fields as an indented ``Key:  value`` tree."""
     m = obj.get("metadata") or {}
@@ -241,6 +241,8 @@ def describe_text(obj: dict, events: list[str] | None = None) -> str:
         if k not in ("apiVersion", "kind", "metadata", "spec", "status") and v not in (None, {}):
             lines.append(f"{_title(k)}:")
             _tree(v, 1, lines)
+    if extra:
+        lines.append(extra.rstrip("\n"))
     lines.append("Events:       " + ("" if events else "<none>"))
     for e in events or []:
         lines.append(f"  {e}")
