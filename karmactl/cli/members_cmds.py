@@ -25,6 +25,7 @@ from typing import Optional
 import typer
 
 from karmactl.cli.context import CLIError, Context, ExitCode, err, out
+from karmactl.store.fsio import ensure_runtime_dir
 
 CLUSTER_KEY = ("cluster.karmada.io", "Cluster", "")
 MEMBERS_DIR = Path(".karmactl") / "members"
@@ -322,14 +323,6 @@ def members_root(state: Path) -> Path:
     return Path(state) / MEMBERS_DIR
 
 
-def _ensure_gitignore(state: Path) -> None:
-    d = Path(state) / ".karmactl"
-    d.mkdir(parents=True, exist_ok=True)
-    gi = d / ".gitignore"
-    if not gi.exists():
-        gi.write_text("*\n", encoding="utf-8")
-
-
 def _pid_alive(pid: int) -> bool:
     """Whether ``pid`` runs (a zombie does not count; our own exited children are reaped)."""
     child = _CHILDREN.get(pid)
@@ -494,7 +487,7 @@ def local_up(c: Context, count: int = 3, port_base: int | None = None, nodes: in
     if count < 1:
         raise CLIError(f"--members must be at least 1, not {count}")
     root = members_root(c.state)
-    _ensure_gitignore(c.state)
+    ensure_runtime_dir(c.state)
     root.mkdir(parents=True, exist_ok=True)
     started: dict[str, tuple] = {}
     result: dict[str, dict] = {}

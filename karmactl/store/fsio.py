@@ -57,6 +57,20 @@ def remove_file(path: Path, stop_at: Path) -> None:
         parent = parent.parent
 
 
+def ensure_runtime_dir(state_dir: Path) -> Path:
+    """``<state>/.karmactl`` (lock, parse cache, local members), created with a ``.gitignore`` of
+    ``*`` so a state directory kept in git never tracks runtime data."""
+    runtime = Path(state_dir) / ".karmactl"
+    runtime.mkdir(parents=True, exist_ok=True)
+    ignore = runtime / ".gitignore"
+    if not ignore.exists():
+        try:
+            ignore.write_text("*\n")
+        except OSError:
+            pass
+    return runtime
+
+
 @contextmanager
 def state_lock(state_dir: Path, wait: bool = False):
     """Hold the exclusive lock of a state directory.
@@ -64,8 +78,7 @@ def state_lock(state_dir: Path, wait: bool = False):
     Raises:
         StateLockedError: another process holds it and ``wait`` is False.
     """
-    lock_dir = state_dir / ".karmactl"
-    lock_dir.mkdir(parents=True, exist_ok=True)
+    lock_dir = ensure_runtime_dir(state_dir)
     fh = open(lock_dir / "lock", "a+")
     try:
         flags = fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB

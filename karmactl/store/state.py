@@ -33,7 +33,7 @@ from pathlib import Path
 from karmactl.api.kinds import KindInfo, KindRegistry, group_of
 from karmactl.api.snapshot import Snapshot
 from karmactl.store import yamlio
-from karmactl.store.fsio import remove_file, write_atomic
+from karmactl.store.fsio import ensure_runtime_dir, remove_file, write_atomic
 
 from karmactl.api.snapshot import Key  # noqa: E402  (group, kind, namespace, name)
 
@@ -173,6 +173,7 @@ class StateStore:
 
     def _write_cache(self, tag: str, files: dict) -> None:
         try:
+            ensure_runtime_dir(self.root)
             write_atomic(self.cache_path, orjson.dumps({"tag": tag, "files": files}))
         except OSError:
             pass  # a read-only state directory still works, only slower

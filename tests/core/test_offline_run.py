@@ -136,8 +136,8 @@ def test_second_run_writes_nothing(cli, inputs, state):
     cli.ok("reconcile", "--offline", "--now", NOW)
     git = lambda *a: subprocess.run(["git", *a], cwd=state, check=True, capture_output=True, text=True).stdout
     git("init", "-q")
-    (state / ".gitignore").write_text(".karmactl/\n")
     git("add", "-A")
+    assert not any(".karmactl" in line for line in git("status", "--porcelain").splitlines())
     git("-c", "user.email=t@example", "-c", "user.name=t", "commit", "-qm", "first run")
     _code, _out, err = cli("reconcile", "--offline", "--now", "2026-01-01T01:00:00Z")
     assert "0 file(s) changed" in err
