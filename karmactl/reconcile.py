@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from karmactl.api import constants as C
-from karmactl.api.objects import deepcopy
 from karmactl.controllers import binding as binding_ctl
 from karmactl.controllers import cluster_status, detector, namespace_sync
 from karmactl.controllers.templates import refresh_overlay, spec_hash, template_view
@@ -298,4 +297,4 @@ def _planned_changes(store: StateStore, before: Snapshot, after: Snapshot) -> li
     return out
 
 
-__all__ = ["RunOptions", "RunReport", "run", "compute", "load", "NotConvergedError", "InputError", "deepcopy", "C"]
+__all__ = ["RunOptions", "RunReport", "run", "compute", "load", "NotConvergedError", "InputError"]

@@ -5,7 +5,6 @@ Objects are JSON-like dicts exactly as they appear in YAML (``apiVersion``, ``ki
 """
 from __future__ import annotations
 
-import copy
 import hashlib
 import uuid
 from datetime import datetime, timedelta, timezone
@@ -54,7 +53,7 @@ def annotations_of(obj: dict) -> dict:
 
 
 def deepcopy(obj):
-    """A deep copy of JSON-like data (faster than :func:`copy.deepcopy` for dict/list/scalars)."""
+    """A deep copy of JSON-like data (faster than the standard library's ``copy.deepcopy`` for dict/list/scalars)."""
     if isinstance(obj, dict):
         return {k: deepcopy(v) for k, v in obj.items()}
     if isinstance(obj, list):
@@ -185,4 +184,3 @@ def bump_generation(old: dict | None, new: dict) -> None:
     m["generation"] = old_gen + 1 if old.get("spec") != new.get("spec") else old_gen
 
 
-__all__ = [name for name in dir() if not name.startswith("_")] + ["copy"]

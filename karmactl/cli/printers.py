@@ -255,6 +255,7 @@ def _title(key: str) -> str:
 
 
 def _tree(value, depth: int, lines: list[str]) -> None:
+    """Nested fields as kubectl describe prints them; list items of maps are printed one after another."""
     pad = "  " * depth
     if isinstance(value, dict):
         for k, v in value.items():
@@ -262,21 +263,12 @@ def _tree(value, depth: int, lines: list[str]) -> None:
                 lines.append(f"{pad}{_title(str(k))}:")
                 _tree(v, depth + 1, lines)
             else:
-                lines.append(f"{pad}{_title(str(k))}:{' ' * max(1, 2)}{_scalar(v) if not isinstance(v, (dict, list)) else ''}".rstrip())
+                scalar = "" if isinstance(v, (dict, list)) else _scalar(v)
+                lines.append(f"{pad}{_title(str(k))}:  {scalar}".rstrip())
     elif isinstance(value, list):
         for item in value:
             if isinstance(item, dict):
-                first = True
-                for k, v in item.items():
-                    prefix = f"{pad}{_title(str(k))}:"
-                    if isinstance(v, (dict, list)) and v:
-                        lines.append(prefix)
-                        _tree(v, depth + 1, lines)
-                    else:
-                        lines.append(f"{prefix}  {_scalar(v)}".rstrip())
-                    first = False
-                if not first:
-                    pass
+                _tree(item, depth, lines)
             else:
                 lines.append(f"{pad}{_scalar(item)}")
     else:

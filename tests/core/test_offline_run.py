@@ -29,7 +29,7 @@ spec:
         name: nginx
 """
 
-STATIC_PP = """
+PP_HEAD = """
 apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata:
@@ -40,6 +40,9 @@ spec:
     kind: Deployment
     name: nginx
   placement:
+"""
+
+STATIC_PP = PP_HEAD + """\
     clusterAffinity:
       clusterNames: [member1, member2]
     replicaScheduling:
@@ -53,17 +56,7 @@ spec:
           weight: 2
 """
 
-DUPLICATED_PP = """
-apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata:
-  name: nginx-propagation
-spec:
-  resourceSelectors:
-  - apiVersion: apps/v1
-    kind: Deployment
-    name: nginx
-  placement:
+DUPLICATED_PP = PP_HEAD + """\
     clusterAffinity:
       clusterNames: [member1, member2, member3]
     replicaScheduling:
