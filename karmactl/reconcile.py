@@ -251,6 +251,21 @@ def run(store: StateStore, options: RunOptions, members=None) -> RunReport:
         InputError: invalid state directory (nothing is written).
         NotConvergedError: the control plane did not settle (nothing is written).
     """
+    import gc
+
+    # A run builds hundreds of thousands of small acyclic dicts and lists; the cyclic collector
+    # would rescan them over and over (about 40 % of a 10,000-binding run). Nothing in a run
+    # creates reference cycles that must be freed before it ends.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _run(store, options, members)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _run(store: StateStore, options: RunOptions, members) -> RunReport:
     report = RunReport()
     before = load(store)
     after = before

@@ -153,6 +153,10 @@ class KindRegistry:
             return None
         return info
 
+    def group_kinds(self) -> list[tuple[str, str]]:
+        """Every ``(group, kind)`` known."""
+        return list(self._by_group_kind)
+
     def by_group_kind(self, group: str, kind: str) -> KindInfo | None:
         return self._by_group_kind.get((group, kind))
 

@@ -52,12 +52,24 @@ def annotations_of(obj: dict) -> dict:
     return (obj.get("metadata") or {}).get("annotations") or {}
 
 
+_ATOMS = frozenset((str, int, float, bool, type(None)))
+
+
 def deepcopy(obj):
-    """A deep copy of JSON-like data (faster than the standard library's ``copy.deepcopy`` for dict/list/scalars)."""
-    if isinstance(obj, dict):
-        return {k: deepcopy(v) for k, v in obj.items()}
+    """A deep copy of JSON-like data (dicts, lists and scalars; scalars are shared).
+
+    Several times faster than the standard library's ``copy.deepcopy``: it recurses only into
+    containers and skips the memo a general copy needs. Objects read from YAML or JSON never
+    share or contain themselves, so no memo is needed. Dict and list subclasses (ruamel's
+    ``CommentedMap``) come back as plain dicts and lists.
+    """
+    if type(obj) is dict or isinstance(obj, dict):
+        out = {}
+        for k, v in obj.items():
+            out[k] = v if type(v) in _ATOMS else deepcopy(v)
+        return out
     if isinstance(obj, list):
-        return [deepcopy(v) for v in obj]
+        return [v if type(v) in _ATOMS else deepcopy(v) for v in obj]
     return obj
 
 

@@ -25,12 +25,27 @@ class QuantityError(ValueError):
     """Raised for a string that is not a Kubernetes quantity."""
 
 
+_PARSED: dict[str, Fraction] = {}  # a run sees the same few quantity strings thousands of times
+_PARSED_MAX = 8192
+
+
 def parse_quantity(value) -> Fraction:
     """Parse a quantity (str, int or float) into an exact :class:`Fraction` of base units.
 
     Raises:
         QuantityError: the value is not a valid quantity.
     """
+    if type(value) is str:
+        hit = _PARSED.get(value)
+        if hit is None:
+            hit = _parse_quantity(value)
+            if len(_PARSED) < _PARSED_MAX:
+                _PARSED[value] = hit
+        return hit
+    return _parse_quantity(value)
+
+
+def _parse_quantity(value) -> Fraction:
     if isinstance(value, bool):
         raise QuantityError(f"invalid quantity {value!r}")
     if isinstance(value, int):
@@ -49,13 +64,39 @@ def parse_quantity(value) -> Fraction:
     return base * _SUFFIX[suffix or ""]
 
 
+_MILLI: dict = {}
+_WHOLE: dict = {}
+
+
 def milli_value(value) -> int:
-    """The quantity in milli-units, rounded up (``0.1`` -> 100, ``1`` -> 1000)."""
+    """The quantity in milli-units, rounded up (``0.1`` -> 100, ``1`` -> 1000).
+
+    Raises:
+        QuantityError: the value is not a valid quantity.
+    """
+    if type(value) is str:
+        hit = _MILLI.get(value)
+        if hit is None:
+            hit = math.ceil(parse_quantity(value) * 1000)
+            if len(_MILLI) < _PARSED_MAX:
+                _MILLI[value] = hit
+        return hit
     return math.ceil(parse_quantity(value) * 1000)
 
 
 def int_value(value) -> int:
-    """The quantity in whole units, rounded up (``128Mi`` -> 134217728, ``100m`` -> 1)."""
+    """The quantity in whole units, rounded up (``128Mi`` -> 134217728, ``100m`` -> 1).
+
+    Raises:
+        QuantityError: the value is not a valid quantity.
+    """
+    if type(value) is str:
+        hit = _WHOLE.get(value)
+        if hit is None:
+            hit = math.ceil(parse_quantity(value))
+            if len(_WHOLE) < _PARSED_MAX:
+                _WHOLE[value] = hit
+        return hit
     return math.ceil(parse_quantity(value))
 
 

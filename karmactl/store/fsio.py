@@ -91,3 +91,95 @@ def state_lock(state_dir: Path, wait: bool = False):
         yield
     finally:
         fh.close()
+
+
+class TreeWriter:
+    """Writes a batch of files under ``root`` so that the batch lands together, with few file
+    system operations.
+
+    A file whose directory exists is written to a temporary name beside it and renamed over the
+    target at :meth:`commit`. A file whose directory does not exist yet is written, under its plain
+    name, into a staging tree (``staging``, on the same file system); at :meth:`commit` each
+    top-most missing directory is renamed into place in one step. A cold run, which creates the
+    whole ``computed/`` tree, is thus one rename, and no file needs a rename of its own.
+
+    Until :meth:`commit`, nothing under ``root`` is visible to a reader; :meth:`abort` (or an
+    exception in the middle of the batch) removes everything written so far.
+    Paths are relative to ``root`` with ``/`` separators (e.g. ``computed/works/karmada-es-m1/w.json``).
+    """
+
+    def __init__(self, root: Path | str, staging: Path | str):
+        self.root = str(root)
+        self.staging = str(staging)
+        self._dir_exists: dict[str, bool] = {}
+        self._made: set[str] = set()
+        self._tmps: list[tuple[str, str]] = []  # (temporary path, final path)
+        self._tops: set[str] = set()  # top-most missing directories, relative to root
+        self._deletes: list[str] = []
+        self._suffix = f".{os.getpid()}.tmp"
+
+    def _exists(self, rel_dir: str) -> bool:
+        hit = self._dir_exists.get(rel_dir)
+        if hit is None:
+            hit = os.path.isdir(os.path.join(self.root, rel_dir)) if rel_dir else True
+            self._dir_exists[rel_dir] = hit
+        return hit
+
+    def _missing_top(self, rel_dir: str) -> str:
+        top = rel_dir
+        while True:
+            parent = top.rpartition("/")[0]
+            if self._exists(parent):
+                return top
+            top = parent
+
+    def write(self, rel: str, data: bytes) -> None:
+        """Stage ``data`` for ``root/rel`` (raises OSError)."""
+        rel_dir, _, name = rel.rpartition("/")
+        if self._exists(rel_dir):
+            final = os.path.join(self.root, rel)
+            tmp = os.path.join(self.root, rel_dir, f".{name}{self._suffix}")
+            self._tmps.append((tmp, final))
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+            return
+        self._tops.add(self._missing_top(rel_dir))
+        target_dir = os.path.join(self.staging, rel_dir)
+        if target_dir not in self._made:
+            os.makedirs(target_dir, exist_ok=True)
+            self._made.add(target_dir)
+        with open(os.path.join(target_dir, name), "wb") as fh:
+            fh.write(data)
+
+    def delete(self, rel: str) -> None:
+        """Remove ``root/rel`` at commit (and directories it leaves empty, up to its first path part)."""
+        self._deletes.append(rel)
+
+    def commit(self) -> None:
+        """Make every staged write and delete visible (raises OSError)."""
+        import shutil
+
+        try:
+            for tmp, final in self._tmps:
+                os.replace(tmp, final)
+            self._tmps = []
+            for top in sorted(self._tops):
+                os.rename(os.path.join(self.staging, top), os.path.join(self.root, top))
+            self._tops = set()
+        finally:
+            shutil.rmtree(self.staging, ignore_errors=True)
+        for rel in self._deletes:
+            stop = Path(self.root) / rel.split("/", 1)[0]
+            remove_file(Path(self.root) / rel, stop)
+
+    def abort(self) -> None:
+        """Drop everything staged; ``root`` is left as it was."""
+        import shutil
+
+        for tmp, _final in self._tmps:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        self._tmps = []
+        shutil.rmtree(self.staging, ignore_errors=True)

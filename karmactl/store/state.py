@@ -33,7 +33,7 @@ from pathlib import Path
 from karmactl.api.kinds import KindInfo, KindRegistry, group_of
 from karmactl.api.snapshot import Snapshot
 from karmactl.store import yamlio
-from karmactl.store.fsio import ensure_runtime_dir, remove_file, write_atomic
+from karmactl.store.fsio import TreeWriter, ensure_runtime_dir, write_atomic
 
 from karmactl.api.snapshot import Key  # noqa: E402  (group, kind, namespace, name)
 
@@ -104,6 +104,7 @@ class StateStore:
     def __init__(self, root: Path | str, registry: KindRegistry | None = None):
         self.root = Path(root)
         self.registry = registry or KindRegistry.default()
+        self._computed_dirs: dict = {}
 
     # ------------------------------------------------------------------ reading
     def user_files(self) -> list[Path]:
@@ -178,34 +179,57 @@ class StateStore:
         except OSError:
             pass  # a read-only state directory still works, only slower
 
-    def _parse_many(self, paths: list[Path]) -> list[list]:
-        """Parsed documents of each path, in order; large batches are parsed by two worker
-        processes (YAML parsing is CPU-bound Python and these machines have two cores).
+    def _parse_many(self, paths: list[Path], normalize=None) -> list[list]:
+        """Parsed documents of each path, in order, as ``[object, index, line, checked]``.
+
+        Large batches are parsed by two worker processes (YAML parsing is CPU-bound Python and
+        these machines have two cores); the workers also check and ``normalize`` every object of
+        a built-in kind (``checked`` True). Objects of other kinds (custom resources, whose
+        CustomResourceDefinition may be in any file) and CRDs themselves are left to the caller.
 
         Raises:
-            InputError: the first failing file in path order, as a serial parse would report it.
+            InputError: the first failing file in path order.
         """
         workers = min(PARSE_WORKERS, os.cpu_count() or 1)
         if len(paths) < PARALLEL_PARSE_MIN_FILES or workers < 2:
-            return [self.read_documents(p) for p in paths]
+            return [[[o, i, ln, False] for o, i, ln in self.read_documents(p)] for p in paths]
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
+        global _WORKER_JOB
         chunk = (len(paths) + workers * 4 - 1) // (workers * 4)
         batches = [paths[i:i + chunk] for i in range(0, len(paths), chunk)]
         try:
             ctx = multiprocessing.get_context("fork")
         except ValueError:  # pragma: no cover - platforms without fork
-            return [self.read_documents(p) for p in paths]
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            results = list(pool.map(_parse_batch, [(str(self.root), [str(p) for p in b]) for b in batches]))
+            return [[[o, i, ln, False] for o, i, ln in self.read_documents(p)] for p in paths]
+        _WORKER_JOB = (self, normalize)  # inherited by the forked workers, never pickled
+        try:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+                results = list(pool.map(_parse_batch, [[str(p) for p in b] for b in batches]))
+        finally:
+            _WORKER_JOB = None
         out = []
         for batch in results:
             for item in batch:
-                if isinstance(item, tuple):  # ("error", message, file, line)
-                    raise InputError(item[1], item[2], item[3])
+                if isinstance(item, tuple):  # ("error", message, file, line, object, field)
+                    raise InputError(*item[1:])
                 out.append(item)
         return out
+
+    def check_document(self, obj: dict, index: int, line: int, rel: str, normalize=None) -> dict:
+        """Check one user object (apiVersion, kind, name; not a computed kind) and normalize it.
+
+        Raises:
+            InputError: naming the file, line, object and field.
+        """
+        info = check_object(obj, self.registry, rel, line)
+        if (info.group, info.kind) in COMPUTED_KINDS:
+            raise InputError(f"{info.kind} objects are computed by karmactl and cannot be written by hand",
+                             rel, line, describe_key(key_of(obj)))
+        if normalize is not None:
+            obj = normalize(obj, Source(rel, index, line))
+        return obj
 
     def load(self, normalize=None, normalize_tag: str = "") -> Snapshot:
         """Load the whole state directory.
@@ -234,16 +258,21 @@ class StateStore:
                 parsed[path] = hit
             else:
                 missed.append(path)
-        for path, docs in zip(missed, self._parse_many(missed)):
-            parsed[path] = {"sig": stats[path], "raw": [[o, i, ln] for o, i, ln in docs]}
+        builtin_kinds = set(self.registry.group_kinds())
+        for path, docs in zip(missed, self._parse_many(missed, normalize)):
+            parsed[path] = {"sig": stats[path], "raw": docs}
         # CRDs first, so custom resources in any file are known.
         crds = []
         for path in files:
-            for obj, _i, _ln in parsed[path].get("raw") or parsed[path].get("objs") or []:
+            for item in parsed[path].get("raw") or parsed[path].get("objs") or []:
+                obj = item[0]
                 if obj.get("kind") == "CustomResourceDefinition" and group_of(obj.get("apiVersion", "")) == "apiextensions.k8s.io":
                     self.registry.add_crd(obj)
                     crds.append(obj)
         crd_tag = _fingerprint(crds)
+        # a CRD that redefines a built-in kind makes the workers' checks of that kind stale
+        shadowed = any(((c.get("spec") or {}).get("group"), ((c.get("spec") or {}).get("names") or {}).get("kind"))
+                       in builtin_kinds for c in crds)
         snap = Snapshot(self.registry)
         new_cache: dict = {}
         dirty = len(cache) != len(files)
@@ -255,17 +284,13 @@ class StateStore:
                 new_cache[rel] = entry
             else:
                 dirty = True
-                raw = entry.get("raw") or [[o, i, ln] for o, i, ln in self.read_documents(path, rel)]
+                raw = entry.get("raw")
+                if not raw or shadowed:
+                    raw = [[o, i, ln, False] for o, i, ln in self.read_documents(path, rel)]
                 objs = []
-                for obj, index, line in raw:
-                    src = Source(rel, index, line)
-                    info = check_object(obj, self.registry, rel, line)
-                    if (info.group, info.kind) in COMPUTED_KINDS:
-                        raise InputError(f"{info.kind} objects are computed by karmactl and cannot be written by hand",
-                                         rel, line, describe_key(key_of(obj)))
-                    if normalize is not None:
-                        obj = normalize(obj, src)
-                    objs.append([obj, index, line])
+                for obj, index, line, checked in raw:
+                    objs.append([obj if checked else self.check_document(obj, index, line, rel, normalize),
+                                 index, line])
                 new_cache[rel] = {"sig": entry["sig"], "crds": crd_tag, "objs": objs}
             for obj, index, line in objs:
                 key = key_of(obj)
@@ -294,39 +319,62 @@ class StateStore:
         return snap
 
     # ------------------------------------------------------------------ writing
+    def computed_rel(self, key: Key) -> str:
+        """Stable path of a computed object or an overlay, relative to the state directory
+        (``computed/works/karmada-es-member1/nginx-687f7fb96f.json``)."""
+        group, kind, ns, name = key
+        base = self._computed_dirs.get((group, kind))
+        if base is None:
+            if (group, kind) in COMPUTED_KINDS:
+                base = COMPUTED_DIR + "/" + {"ResourceBinding": "resourcebindings",
+                                             "ClusterResourceBinding": "clusterresourcebindings",
+                                             "Work": "works"}[kind]
+            else:
+                info = self.registry.by_group_kind(group, kind)
+                resource = info.resource_ref if info else (f"{kind.lower()}.{group}" if group else kind.lower())
+                base = f"{COMPUTED_DIR}/status/{resource}"
+            self._computed_dirs[(group, kind)] = base
+        return f"{base}/{ns}/{name}.json" if ns else f"{base}/{name}.json"
+
     def computed_path(self, key: Key) -> Path:
         """Stable path of a computed object or an overlay in ``computed/``."""
-        group, kind, ns, name = key
-        base = self.root / COMPUTED_DIR
-        if (group, kind) in COMPUTED_KINDS:
-            plural = {"ResourceBinding": "resourcebindings", "ClusterResourceBinding": "clusterresourcebindings",
-                      "Work": "works"}[kind]
-            return base / plural / ns / f"{name}.json" if ns else base / plural / f"{name}.json"
-        info = self.registry.by_group_kind(group, kind)
-        resource = info.resource_ref if info else (f"{kind.lower()}.{group}" if group else kind.lower())
-        return base / "status" / resource / ns / f"{name}.json" if ns else base / "status" / resource / f"{name}.json"
+        return self.root / self.computed_rel(key)
 
     def write_changes(self, before: Snapshot, after: Snapshot) -> list[tuple[str, str]]:
         """Write every computed object or overlay that differs between ``before`` and ``after``.
 
-        Returns ``[(action, relative_path)]`` with action ``write`` or ``delete``, sorted. Objects
-        equal to what is on disk are not written (no timestamp churn).
+        The whole batch lands together (:class:`~karmactl.store.fsio.TreeWriter`): if any write
+        fails, nothing is changed. Returns ``[(action, relative_path)]`` with action ``write`` or
+        ``delete``. Objects equal to what is on disk are not written (no timestamp churn).
+
+        Raises:
+            OSError: the file system refused a write (the state directory is unchanged).
         """
+        import shutil
+
+        runtime = ensure_runtime_dir(self.root)
+        for stale in runtime.glob("staging.*"):  # left by a process that was killed mid-write
+            shutil.rmtree(stale, ignore_errors=True)
+        writer = TreeWriter(self.root, runtime / f"staging.{os.getpid()}")
         changes: list[tuple[str, str]] = []
-        stop = self.root / COMPUTED_DIR
-        for old_map, new_map in ((before.bindings, after.bindings), (before.works, after.works),
-                                 (before.overlays, after.overlays)):
-            for key in sorted(set(old_map) | set(new_map)):
-                old, new = old_map.get(key), new_map.get(key)
-                if old == new:
-                    continue
-                path = self.computed_path(key)
-                if new is None:
-                    remove_file(path, stop)
-                    changes.append(("delete", self.rel(path)))
-                else:
-                    write_atomic(path, dump_computed(new))
-                    changes.append(("write", self.rel(path)))
+        try:
+            for old_map, new_map in ((before.bindings, after.bindings), (before.works, after.works),
+                                     (before.overlays, after.overlays)):
+                for key in sorted(set(old_map) | set(new_map)):
+                    old, new = old_map.get(key), new_map.get(key)
+                    if old is new or old == new:
+                        continue
+                    rel = self.computed_rel(key)
+                    if new is None:
+                        writer.delete(rel)
+                        changes.append(("delete", rel))
+                    else:
+                        writer.write(rel, dump_computed(new))
+                        changes.append(("write", rel))
+        except BaseException:
+            writer.abort()
+            raise
+        writer.commit()
         return changes
 
 
@@ -334,16 +382,31 @@ PARSE_WORKERS = 2
 PARALLEL_PARSE_MIN_FILES = 2000
 
 
-def _parse_batch(job: tuple[str, list[str]]) -> list:
-    """Worker: parse files; an :class:`InputError` ends the batch as ``("error", message, file, line)``."""
-    root, paths = job
-    store = StateStore(root)
+_WORKER_JOB = None  # (StateStore, normalize) for forked parse workers
+
+
+def _parse_batch(paths: list[str]) -> list:
+    """Worker: parse files and check objects of built-in kinds; the first :class:`InputError`
+    ends the batch as ``("error", message, file, line, object, field)``."""
+    store, normalize = _WORKER_JOB
+    crd = ("apiextensions.k8s.io", "CustomResourceDefinition")
     out: list = []
     for p in paths:
+        path = Path(p)
+        rel = store.rel(path)
         try:
-            out.append(store.read_documents(Path(p)))
+            docs = []
+            for obj, index, line in store.read_documents(path, rel):
+                api_version, kind = obj.get("apiVersion"), obj.get("kind")
+                known = (isinstance(api_version, str) and isinstance(kind, str)
+                         and (group_of(api_version), kind) != crd and store.registry.for_object(api_version, kind))
+                if known:
+                    docs.append([store.check_document(obj, index, line, rel, normalize), index, line, True])
+                else:
+                    docs.append([obj, index, line, False])
+            out.append(docs)
         except InputError as exc:
-            out.append(("error", exc.message, exc.file, exc.line))
+            out.append(("error", exc.message, exc.file, exc.line, exc.obj, exc.field))
             break
     return out
 
