@@ -44,7 +44,11 @@ class RunOptions:
 
 @dataclass
 class RunReport:
-    """What a run did: file changes, passes, warnings and per-member failures."""
+    """What a run did: file changes, passes, warnings and per-member failures.
+
+    ``after`` is the computed snapshot; it is None for a large offline run, which is computed
+    and written by several processes (:func:`_run_sharded`).
+    """
 
     changes: list = field(default_factory=list)
     passes: int = 0
@@ -268,6 +272,10 @@ def run(store: StateStore, options: RunOptions, members=None) -> RunReport:
 def _run(store: StateStore, options: RunOptions, members) -> RunReport:
     report = RunReport()
     before = load(store)
+    if options.offline and not options.dry_run:
+        shards = shard_count(before)
+        if shards > 1:
+            return _run_sharded(store, before, options.now, report, shards)
     after = before
     if not options.offline and members is not None:
         after = members.probe(after, options.now, report)
@@ -297,6 +305,87 @@ def _run(store: StateStore, options: RunOptions, members) -> RunReport:
         report.changes = _planned_changes(store, before, after)
     else:
         report.changes = store.write_changes(before, after)
+    return report
+
+
+# --------------------------------------------------------------------------- shards
+
+SHARDS = 2
+SHARD_MIN_OBJECTS = 2000  # below this, starting a second process costs more than it saves
+_SHARD_JOB = None  # what forked shard processes compute from (inherited, never pickled)
+
+
+def shard_count(snap: Snapshot) -> int:
+    """How many processes compute and write an offline run of ``snap``: 1, or :data:`SHARDS`
+    for large state directories on machines with several cores and ``fork``."""
+    import multiprocessing
+    import os
+
+    if len(snap.user) < SHARD_MIN_OBJECTS or (os.cpu_count() or 1) < 2:
+        return 1
+    return SHARDS if "fork" in multiprocessing.get_all_start_methods() else 1
+
+
+def _compute_shard(index: int) -> tuple:
+    """One shard (in a forked process, or in the parent for shard 0): compute its part of the
+    snapshot and stage the files it owns. Returns ``(plan, staged, warnings, events, passes,
+    error)``; an error is returned, not raised, so the parent can undo every shard's staging."""
+    from karmactl.store.fsio import TreeWriter
+
+    store, before, sharding, now, staging = _SHARD_JOB
+    writer = TreeWriter(store.root, staging)
+    report = RunReport()
+    try:
+        sub = sharding.split(before, index)
+        after = compute(sub, now, report=report)
+        staged = store.stage_changes(sub, after, writer,
+                                     keep=lambda which, key, obj: sharding.owner(which, key, obj) == index)
+    except Exception as exc:  # noqa: BLE001 - handed to the parent, which raises it
+        return writer.plan(), [], report.warnings, report.events, report.passes, exc
+    return writer.plan(), staged, report.warnings, report.events, report.passes, None
+
+
+def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunReport, shards: int) -> RunReport:
+    """An offline run computed and written by ``shards`` processes (``controllers/shards.py``
+    says why the parts are independent); the files of all shards land together or not at all.
+
+    Raises:
+        InputError, NotConvergedError, OSError: as a single-process run would (nothing is written).
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from karmactl.controllers.shards import Sharding
+    from karmactl.store.state import change_list
+
+    global _SHARD_JOB
+    settings = settings_of(before)
+    sharding = Sharding(before, shards, detector.DetectorConfig(skipped_namespaces=settings.skipped_namespaces))
+    writer = store.new_writer()
+    _SHARD_JOB = (store, before, sharding, now, writer.staging)
+    try:
+        with ProcessPoolExecutor(max_workers=shards - 1, mp_context=multiprocessing.get_context("fork")) as pool:
+            futures = [pool.submit(_compute_shard, i) for i in range(1, shards)]
+            results = [_compute_shard(0)] + [f.result() for f in futures]
+    finally:
+        _SHARD_JOB = None
+    staged: list = []
+    for plan, part, warnings, events, passes, _error in results:
+        writer.adopt(plan)
+        staged.extend(part)
+        for line in warnings:
+            if line not in report.warnings:
+                report.warnings.append(line)
+        for line in events:
+            if line not in report.events:
+                report.events.append(line)
+        report.passes = max(report.passes, passes)
+    errors = [r[5] for r in results if r[5] is not None]
+    if errors:
+        writer.abort()
+        raise errors[0]
+    writer.commit()
+    report.changes = change_list(staged)
     return report
 
 

@@ -1,6 +1,7 @@
 """Shared fixtures: run the CLI in-process on a real state directory."""
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
@@ -28,6 +29,19 @@ class CLI:
         code, out, err = self(*args)
         assert code == 0, f"karmactl {' '.join(args)} exited {code}: {err}"
         return out
+
+
+@pytest.fixture(autouse=True)
+def _every_size_path(monkeypatch):
+    """``KARMACTL_TEST_LARGE_PATHS=1`` runs every test through the code paths of large state
+    directories (parsing in worker processes, offline runs computed in shards), so the whole
+    suite checks that they behave exactly as the small-directory paths do."""
+    if os.environ.get("KARMACTL_TEST_LARGE_PATHS") == "1":
+        from karmactl import reconcile
+        from karmactl.store import state as state_mod
+
+        monkeypatch.setattr(reconcile, "SHARD_MIN_OBJECTS", 0)
+        monkeypatch.setattr(state_mod, "PARALLEL_PARSE_MIN_FILES", 1)
 
 
 @pytest.fixture

@@ -86,6 +86,17 @@ def was_applied(work: dict) -> bool:
     return get_condition(work, C.COND_APPLIED) is not None or bool((work.get("status") or {}).get("manifestStatuses"))
 
 
+def work_binding_key(work: dict) -> tuple | None:
+    """The key of the binding a Work was rendered from (its Karmada annotations), or None for
+    Works no binding owns (namespace sync)."""
+    ann = (work.get("metadata") or {}).get("annotations") or {}
+    if ann.get(C.RB_NAME_ANNOTATION):
+        return ("work.karmada.io", "ResourceBinding", ann.get(C.RB_NAMESPACE_ANNOTATION) or "", ann[C.RB_NAME_ANNOTATION])
+    if ann.get(C.CRB_NAME_ANNOTATION):
+        return ("work.karmada.io", "ClusterResourceBinding", "", ann[C.CRB_NAME_ANNOTATION])
+    return None
+
+
 def delete_work(work: dict, now: str) -> dict | None:
     """Request deletion of a Work: None when nothing was ever applied, else the Work marked terminating."""
     if not was_applied(work):

@@ -4,12 +4,13 @@ Follows ``pkg/controllers/namespace/namespace_sync_controller.go``: for each Nam
 reserved ones, ``default``, namespaces matching the skipped patterns and namespaces labelled
 ``namespace.karmada.io/skip-auto-propagation: "true"``, a Work named by the usual hash rule in every
 cluster's execution namespace. (ClusterOverridePolicies are not applied to namespace Works here.)
+Where a policy also selects the Namespace, its binding's Work takes that cluster's place.
 """
 from __future__ import annotations
 
 from karmactl.api import constants as C
 from karmactl.api.objects import bump_generation, permanent_id
-from karmactl.controllers.binding import delete_work
+from karmactl.controllers.binding import delete_work, work_binding_key
 from karmactl.controllers.names import execution_namespace, work_name
 
 SKIP_AUTO_PROPAGATION_LABEL = "namespace.karmada.io/skip-auto-propagation"
@@ -42,6 +43,11 @@ def reconcile(user: dict, clusters: list[str], works: dict, now: str, config) ->
     out: dict = {}
     for wkey, (manifest, wns, wname, ns_name) in wanted.items():
         old = works.get(wkey)
+        if old is not None and work_binding_key(old) is not None:
+            # A (Cluster)PropagationPolicy also selects this Namespace: its binding renders the
+            # Work of the same name in this cluster, and namespace sync leaves it alone (else the
+            # two would rewrite one Work back and forth).
+            continue
         old_meta = (old or {}).get("metadata") or {}
         work = {"apiVersion": C.WORK_API_V1, "kind": "Work",
                 "metadata": {"name": wname, "namespace": wns,

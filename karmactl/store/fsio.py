@@ -155,6 +155,16 @@ class TreeWriter:
         """Remove ``root/rel`` at commit (and directories it leaves empty, up to its first path part)."""
         self._deletes.append(rel)
 
+    def plan(self) -> dict:
+        """What is staged, for another process to :meth:`adopt` and commit (plain data, picklable)."""
+        return {"tmps": list(self._tmps), "tops": sorted(self._tops), "deletes": list(self._deletes)}
+
+    def adopt(self, plan: dict) -> None:
+        """Take over what another writer staged under the same ``root`` and ``staging``."""
+        self._tmps.extend(tuple(t) for t in plan["tmps"])
+        self._tops.update(plan["tops"])
+        self._deletes.extend(plan["deletes"])
+
     def commit(self) -> None:
         """Make every staged write and delete visible (raises OSError)."""
         import shutil

@@ -63,6 +63,9 @@ class InputError(Exception):
         self.obj = obj
         self.field = field
 
+    def __reduce__(self):  # keeps file, line, object and field when sent between processes
+        return (InputError, (self.message, self.file, self.line, self.obj, self.field))
+
     def __str__(self) -> str:
         where = ""
         if self.file:
@@ -340,42 +343,73 @@ class StateStore:
         """Stable path of a computed object or an overlay in ``computed/``."""
         return self.root / self.computed_rel(key)
 
+    def new_writer(self) -> TreeWriter:
+        """A :class:`~karmactl.store.fsio.TreeWriter` for this directory's computed files, after
+        clearing staging trees left by a process that was killed while writing."""
+        import shutil
+
+        runtime = ensure_runtime_dir(self.root)
+        for stale in runtime.glob("staging.*"):
+            shutil.rmtree(stale, ignore_errors=True)
+        return TreeWriter(self.root, runtime / f"staging.{os.getpid()}")
+
+    def stage_changes(self, before: Snapshot, after: Snapshot, writer: TreeWriter, keep=None) -> list[tuple]:
+        """Stage, on ``writer``, every computed object or overlay that differs between ``before``
+        and ``after``.
+
+        Args:
+            keep: optional ``f(which, key, obj) -> bool`` (``which``: bindings, works, overlays)
+                limiting the objects considered.
+
+        Returns:
+            ``[(which_index, key, action, relative_path)]``; action ``write`` or ``delete``.
+
+        Raises:
+            OSError: the file system refused a write.
+        """
+        changes: list[tuple] = []
+        for index, which in enumerate(("bindings", "works", "overlays")):
+            old_map, new_map = getattr(before, which), getattr(after, which)
+            for key in set(old_map) | set(new_map):
+                old, new = old_map.get(key), new_map.get(key)
+                if old is new or old == new:
+                    continue
+                if keep is not None and not keep(which, key, new if new is not None else old):
+                    continue
+                rel = self.computed_rel(key)
+                if new is None:
+                    writer.delete(rel)
+                    changes.append((index, key, "delete", rel))
+                else:
+                    writer.write(rel, dump_computed(new))
+                    changes.append((index, key, "write", rel))
+        return changes
+
     def write_changes(self, before: Snapshot, after: Snapshot) -> list[tuple[str, str]]:
         """Write every computed object or overlay that differs between ``before`` and ``after``.
 
         The whole batch lands together (:class:`~karmactl.store.fsio.TreeWriter`): if any write
         fails, nothing is changed. Returns ``[(action, relative_path)]`` with action ``write`` or
-        ``delete``. Objects equal to what is on disk are not written (no timestamp churn).
+        ``delete``, bindings first, then Works, then overlays, each by key. Objects equal to what
+        is on disk are not written (no timestamp churn).
 
         Raises:
             OSError: the file system refused a write (the state directory is unchanged).
         """
-        import shutil
-
-        runtime = ensure_runtime_dir(self.root)
-        for stale in runtime.glob("staging.*"):  # left by a process that was killed mid-write
-            shutil.rmtree(stale, ignore_errors=True)
-        writer = TreeWriter(self.root, runtime / f"staging.{os.getpid()}")
-        changes: list[tuple[str, str]] = []
+        writer = self.new_writer()
         try:
-            for old_map, new_map in ((before.bindings, after.bindings), (before.works, after.works),
-                                     (before.overlays, after.overlays)):
-                for key in sorted(set(old_map) | set(new_map)):
-                    old, new = old_map.get(key), new_map.get(key)
-                    if old is new or old == new:
-                        continue
-                    rel = self.computed_rel(key)
-                    if new is None:
-                        writer.delete(rel)
-                        changes.append(("delete", rel))
-                    else:
-                        writer.write(rel, dump_computed(new))
-                        changes.append(("write", rel))
+            changes = self.stage_changes(before, after, writer)
         except BaseException:
             writer.abort()
             raise
         writer.commit()
-        return changes
+        return change_list(changes)
+
+
+def change_list(staged: list[tuple]) -> list[tuple[str, str]]:
+    """``[(action, path)]`` in report order (bindings, Works, overlays; each by key) from
+    :meth:`StateStore.stage_changes` results."""
+    return [(action, rel) for _i, _k, action, rel in sorted(staged, key=lambda c: (c[0], c[1]))]
 
 
 PARSE_WORKERS = 2

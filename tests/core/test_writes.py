@@ -66,7 +66,7 @@ def test_cold_run_creates_the_whole_computed_tree(cli, inputs):
 
 def test_failure_in_a_cold_write_leaves_no_computed_tree(cli, inputs, monkeypatch):
     before = tree_digest(inputs)
-    _fail_after(monkeypatch, 7)
+    _fail_after(monkeypatch, 3)
     code, _out, err = cli("reconcile", "--offline", "--now", NOW)
     assert code != 0 and "No space left on device" in err and "Traceback" not in err
     assert not (inputs / "computed").exists()
@@ -79,7 +79,7 @@ def test_failure_in_a_warm_write_changes_no_file(cli, inputs, monkeypatch):
         write(inputs / "apps" / f"app{i}.yaml", _deploy(f"app{i}", replicas=4))
     write(inputs / "apps" / "new.yaml", _deploy("brand-new"))  # and a new one appears
     before = tree_digest(inputs)
-    _fail_after(monkeypatch, 12)
+    _fail_after(monkeypatch, 3)
     code, _out, _err = cli("reconcile", "--offline", "--now", "2026-01-02T00:00:00Z")
     assert code != 0
     assert tree_digest(inputs) == before and _leftovers(inputs) == []

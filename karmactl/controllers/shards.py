@@ -1,0 +1,115 @@
+"""Splitting one snapshot into independent shards, so a large run can use both cores.
+
+Everything the control plane computes for one resource template (its ResourceBinding, the
+scheduling result, its Works, the template's own status) depends only on that template, the
+policies and the Clusters: Karmada's controllers reconcile one binding at a time. The few
+exceptions read other templates' results:
+
+* namespace sync turns every Namespace into Works (``namespace_sync.py``);
+* MultiClusterIngress status reads the ResourceBindings of its backend Services
+  (``multicluster_ingress.py``, after ``pkg/controllers/multiclusteringress``).
+
+A shard therefore gets every object that is not a template (Clusters, policies, Remedies,
+MultiClusterIngresses, settings), every Namespace and Service with what was computed for them,
+and its own part of the other templates with their bindings and Works. Each computed object has
+exactly one owner shard, whose result is the one kept (:func:`owner`): a binding belongs to the
+shard of its key, a Work to its binding's shard, a template's status to its binding's shard, and
+everything else (cluster status, namespace Works, MultiClusterIngress status) to shard 0. The
+objects several shards compute (Namespaces, Services, cluster status) come out the same in each,
+because each shard starts from the same inputs for them.
+"""
+from __future__ import annotations
+
+import zlib
+
+from karmactl.api.snapshot import Key, Snapshot
+from karmactl.controllers.binding import work_binding_key
+from karmactl.controllers.detector import DetectorConfig, is_template
+from karmactl.controllers.names import binding_name
+
+# templates whose results other objects read (see the module docstring): computed by every shard
+SHARED_TEMPLATE_KINDS = frozenset({("", "Namespace"), ("", "Service")})
+BINDINGS = "bindings"
+WORKS = "works"
+OVERLAYS = "overlays"
+
+
+def shard_of(binding_key: Key, shards: int) -> int:
+    """The shard of a ResourceBinding/ClusterResourceBinding key: a stable hash (CRC-32 of
+    ``namespace/name``) modulo ``shards``, the same in every process and every run."""
+    return zlib.crc32(f"{binding_key[2]}/{binding_key[3]}".encode()) % shards
+
+
+def template_binding_key(key: Key) -> Key:
+    """The key of the binding the detector makes for a template key (``detector.py``)."""
+    _group, kind, ns, name = key
+    return ("work.karmada.io", "ResourceBinding" if ns else "ClusterResourceBinding", ns, binding_name(name, kind))
+
+
+def _shared_binding(binding: dict) -> bool:
+    res = (binding.get("spec") or {}).get("resource") or {}
+    return res.get("apiVersion") == "v1" and ("", res.get("kind")) in SHARED_TEMPLATE_KINDS
+
+
+class Sharding:
+    """Ownership of every object of one snapshot among ``shards`` shards.
+
+    Args:
+        snap: the loaded snapshot.
+        shards: number of shards (>= 1).
+        config: the detector settings (which namespaces are skipped decides what is a template).
+    """
+
+    def __init__(self, snap: Snapshot, shards: int, config: DetectorConfig):
+        self.shards = shards
+        # user objects: key -> owner shard, or None when every shard gets it
+        self._user_split: dict = {}
+        self._user_owner: dict = {}
+        for key, obj in snap.user.items():
+            if is_template(key, obj, config):
+                owner = shard_of(template_binding_key(key), shards)
+                self._user_owner[key] = owner
+                if key[:2] not in SHARED_TEMPLATE_KINDS:
+                    self._user_split[key] = owner
+            else:
+                self._user_owner[key] = 0
+        self._shared_bindings = {k for k, b in snap.bindings.items() if _shared_binding(b)}
+
+    def owner(self, which: str, key: Key, obj: dict) -> int:
+        """The shard whose result is kept for a computed object (``which``: bindings, works, overlays)."""
+        if which == BINDINGS:
+            return shard_of(key, self.shards)
+        if which == WORKS:
+            bkey = work_binding_key(obj)
+            return 0 if bkey is None else shard_of(bkey, self.shards)
+        owner = self._user_owner.get(key)
+        if owner is not None:
+            return owner
+        return 0  # status of an object no longer in the files: kept as it is, by shard 0
+
+    def _input(self, which: str, key: Key, obj: dict) -> int | None:
+        """The one shard that gets an input object, or None when every shard gets it."""
+        if which == BINDINGS:
+            return None if key in self._shared_bindings else shard_of(key, self.shards)
+        if which == WORKS:
+            bkey = work_binding_key(obj)
+            if bkey is None or bkey in self._shared_bindings:
+                return None
+            return shard_of(bkey, self.shards)
+        return self._user_split.get(key)  # status of a template goes with it; the rest is shared
+
+    def split(self, snap: Snapshot, shard: int) -> Snapshot:
+        """The part of ``snap`` shard ``shard`` computes from (shares the objects, copies the maps)."""
+        out = Snapshot(snap.registry)
+        split = self._user_split
+        out.user = {k: v for k, v in snap.user.items() if split.get(k, shard) == shard}
+        out.sources = {k: snap.sources[k] for k in out.user if k in snap.sources}
+        for which in (BINDINGS, WORKS, OVERLAYS):
+            src = getattr(snap, which)
+            part = {}
+            for k, v in src.items():
+                s = self._input(which, k, v)
+                if s is None or s == shard:
+                    part[k] = v
+            setattr(out, which, part)
+        return out
