@@ -367,6 +367,9 @@ def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunRepor
         with ProcessPoolExecutor(max_workers=shards - 1, mp_context=multiprocessing.get_context("fork")) as pool:
             futures = [pool.submit(_compute_shard, i) for i in range(1, shards)]
             results = [_compute_shard(0)] + [f.result() for f in futures]
+    except BaseException:  # a shard process died, or the run was interrupted: drop all staging
+        writer.abort()
+        raise
     finally:
         _SHARD_JOB = None
     staged: list = []

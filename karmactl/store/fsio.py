@@ -97,14 +97,18 @@ class TreeWriter:
     """Writes a batch of files under ``root`` so that the batch lands together, with few file
     system operations.
 
-    A file whose directory exists is written to a temporary name beside it and renamed over the
-    target at :meth:`commit`. A file whose directory does not exist yet is written, under its plain
-    name, into a staging tree (``staging``, on the same file system); at :meth:`commit` each
-    top-most missing directory is renamed into place in one step. A cold run, which creates the
-    whole ``computed/`` tree, is thus one rename, and no file needs a rename of its own.
+    Everything is first written under ``staging`` (a directory on the same file system, e.g.
+    ``<state>/.karmactl/staging.<pid>``). A file whose directory exists is written to a temporary
+    name in ``staging/.tmp`` and renamed over its target at :meth:`commit`. A file whose directory
+    does not exist yet is written under its plain name into a mirror tree in ``staging``; at
+    :meth:`commit` each top-most missing directory is renamed into place in one step. A cold run,
+    which creates the whole ``computed/`` tree, is thus one rename, and no file needs a rename of
+    its own.
 
-    Until :meth:`commit`, nothing under ``root`` is visible to a reader; :meth:`abort` (or an
-    exception in the middle of the batch) removes everything written so far.
+    Until :meth:`commit`, nothing under ``root`` changes; :meth:`abort` (or removing ``staging``,
+    as the next run does after a killed one) drops everything written so far. Several processes
+    may stage into one ``staging`` (each writer names its temporary files after its process id);
+    one of them :meth:`adopt` s the others' :meth:`plan` and commits.
     Paths are relative to ``root`` with ``/`` separators (e.g. ``computed/works/karmada-es-m1/w.json``).
     """
 
@@ -116,7 +120,9 @@ class TreeWriter:
         self._tmps: list[tuple[str, str]] = []  # (temporary path, final path)
         self._tops: set[str] = set()  # top-most missing directories, relative to root
         self._deletes: list[str] = []
-        self._suffix = f".{os.getpid()}.tmp"
+        self._tmp_dir = os.path.join(self.staging, ".tmp")
+        self._tmp_prefix = os.path.join(self._tmp_dir, f"{os.getpid()}-")
+        self._tmp_made = False
 
     def _exists(self, rel_dir: str) -> bool:
         hit = self._dir_exists.get(rel_dir)
@@ -138,7 +144,10 @@ class TreeWriter:
         rel_dir, _, name = rel.rpartition("/")
         if self._exists(rel_dir):
             final = os.path.join(self.root, rel)
-            tmp = os.path.join(self.root, rel_dir, f".{name}{self._suffix}")
+            if not self._tmp_made:
+                os.makedirs(self._tmp_dir, exist_ok=True)
+                self._tmp_made = True
+            tmp = f"{self._tmp_prefix}{len(self._tmps)}"
             self._tmps.append((tmp, final))
             with open(tmp, "wb") as fh:
                 fh.write(data)
@@ -183,13 +192,10 @@ class TreeWriter:
             remove_file(Path(self.root) / rel, stop)
 
     def abort(self) -> None:
-        """Drop everything staged; ``root`` is left as it was."""
+        """Drop everything staged (by this writer and by those it adopted); ``root`` is left as it was."""
         import shutil
 
-        for tmp, _final in self._tmps:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
         self._tmps = []
+        self._tops = set()
+        self._deletes = []
         shutil.rmtree(self.staging, ignore_errors=True)

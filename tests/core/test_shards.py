@@ -223,3 +223,27 @@ def test_an_error_in_one_shard_writes_nothing(tmp_path, monkeypatch):
         _run(tmp_path, TIMES[1], True, monkeypatch)
     assert _digest(tmp_path) == before
     assert not list((tmp_path / ".karmactl").glob("staging.*"))
+
+
+def test_a_shard_process_that_dies_writes_nothing(tmp_path, monkeypatch):
+    import os
+    from concurrent.futures.process import BrokenProcessPool
+
+    _populate(tmp_path)
+    _run(tmp_path, TIMES[0], True, monkeypatch)
+    before = _digest(tmp_path)
+    for i in range(APPS):
+        write(tmp_path / "apps" / f"app{i}.yaml", _app(i, 7))
+    parent = os.getpid()
+    real = reconcile.compute
+
+    def compute(snap: Snapshot, now, report=None):
+        if os.getpid() != parent:
+            os._exit(9)  # as if killed
+        return real(snap, now, report)
+
+    monkeypatch.setattr(reconcile, "compute", compute)
+    with pytest.raises(BrokenProcessPool):
+        _run(tmp_path, TIMES[1], True, monkeypatch)
+    assert _digest(tmp_path) == before
+    assert not list((tmp_path / ".karmactl").glob("staging.*"))
