@@ -266,6 +266,10 @@ def run(store: StateStore, options: RunOptions, members=None) -> RunReport:
         return _run(store, options, members)
     finally:
         if was_enabled:
+            # Everything allocated meanwhile sits in the youngest generation: the first
+            # collection after enabling would scan it all. Freezing moves it out of the
+            # collector's view (reference counting still frees it).
+            gc.freeze()
             gc.enable()
 
 

@@ -93,6 +93,18 @@ def state_lock(state_dir: Path, wait: bool = False):
         fh.close()
 
 
+def _write_new(path: str, data: bytes) -> None:
+    """Create ``path`` (it must not exist) holding ``data``: three system calls, where ``open()``
+    adds three more (fstat, ioctl, lseek) per file."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
 class TreeWriter:
     """Writes a batch of files under ``root`` so that the batch lands together, with few file
     system operations.
@@ -149,16 +161,14 @@ class TreeWriter:
                 self._tmp_made = True
             tmp = f"{self._tmp_prefix}{len(self._tmps)}"
             self._tmps.append((tmp, final))
-            with open(tmp, "wb") as fh:
-                fh.write(data)
+            _write_new(tmp, data)
             return
         self._tops.add(self._missing_top(rel_dir))
         target_dir = os.path.join(self.staging, rel_dir)
         if target_dir not in self._made:
             os.makedirs(target_dir, exist_ok=True)
             self._made.add(target_dir)
-        with open(os.path.join(target_dir, name), "wb") as fh:
-            fh.write(data)
+        _write_new(os.path.join(target_dir, name), data)
 
     def delete(self, rel: str) -> None:
         """Remove ``root/rel`` at commit (and directories it leaves empty, up to its first path part)."""
