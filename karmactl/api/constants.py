@@ -20,7 +20,7 @@ CPP_PERMANENT_ID_LABEL = "clusterpropagationpolicy.karmada.io/permanent-id"
 CPP_NAME_ANNOTATION = "clusterpropagationpolicy.karmada.io/name"
 OP_PERMANENT_ID_LABEL = "overridepolicy.karmada.io/permanent-id"
 
-# --- bindings and works (pkg/apis/work/v1alpha2/well_known_constants.go) ----------------------
+# --- bindings and works (well_known_constants.go of the work.karmada.io v1alpha2 API) ----------------------
 RB_PERMANENT_ID_LABEL = "resourcebinding.karmada.io/permanent-id"
 CRB_PERMANENT_ID_LABEL = "clusterresourcebinding.karmada.io/permanent-id"
 WORK_PERMANENT_ID_LABEL = "work.karmada.io/permanent-id"

@@ -3,7 +3,7 @@
 :func:`normalize_aliases` rewrites the proposals' spellings into Karmada's (DESIGN §3.3);
 :func:`default_object` applies the mutating webhooks (``pkg/webhook/propagationpolicy/mutating.go``,
 ``.../clusterpropagationpolicy/mutating.go``, ``.../overridepolicy/mutating.go``,
-``.../resourcebinding/mutating.go``, ``.../work/mutating.go``, helpers in ``pkg/util/helper/policy.go``),
+``.../resourcebinding/mutating.go``, the Work webhook's ``mutating.go``, helpers in ``pkg/util/helper/policy.go``),
 the CRD schema defaults (docs/karmada-semantics.md §13) and the Cluster strategy of the aggregated
 API server (``pkg/apis/cluster/mutation/mutation.go``). Both are pure and return new dicts.
 

@@ -1,6 +1,6 @@
 """Graceful eviction: the ``GracefulEvictCluster`` helper and the task assessment.
 
-Follows ``pkg/apis/work/v1alpha2/binding_types_helper.go`` (``GracefulEvictCluster``) and
+Follows ``binding_types_helper.go`` of the work.karmada.io v1alpha2 API (``GracefulEvictCluster``) and
 ``pkg/controllers/gracefuleviction/evictiontask.go``, ``rb_graceful_eviction_controller.go``,
 ``crb_graceful_eviction_controller.go`` (semantics §1.4, §5).
 

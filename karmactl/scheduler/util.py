@@ -1,6 +1,6 @@
 """Small readers over binding and placement dicts shared by the scheduler modules.
 
-Follows ``pkg/apis/work/v1alpha2/binding_types_helper.go`` and
+Follows ``binding_types_helper.go`` of the work.karmada.io v1alpha2 API and
 ``pkg/apis/policy/v1alpha1/propagation_helper.go``; the defaults the admission webhook would have
 applied (``replicaSchedulingType: Divided``, ``replicaDivisionPreference: Weighted``) are applied when
 reading, because files never went through the webhook.
