@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from functools import lru_cache
 from datetime import datetime, timedelta, timezone
 
 # A fixed namespace so permanent ids are deterministic: the same object key always gets the
@@ -14,8 +15,10 @@ from datetime import datetime, timedelta, timezone
 _ID_NAMESPACE = uuid.UUID("6c1f8f0e-4a5b-5b8e-9a63-6b61726d6163")
 
 
+@lru_cache(maxsize=1 << 17)
 def permanent_id(*parts: str) -> str:
-    """A deterministic UUIDv5 for an object key, e.g. ``permanent_id("pp", "default", "nginx")``."""
+    """A deterministic UUIDv5 for an object key, e.g. ``permanent_id("pp", "default", "nginx")``
+    (memoized: a run asks for the same ids pass after pass)."""
     return str(uuid.uuid5(_ID_NAMESPACE, "/".join(parts)))
 
 

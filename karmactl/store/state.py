@@ -187,42 +187,46 @@ class StateStore:
         except OSError:
             pass  # a read-only state directory still works, only slower
 
-    def _parse_many(self, paths: list[Path], normalize=None) -> list[list]:
-        """Parsed documents of each path, in order, as ``[object, index, line, checked]``.
+    def _parse_many(self, paths: list[Path], normalize=None) -> list[tuple[list, list]]:
+        """``(signature, documents)`` of each path, in order: the signature is ``[mtime_ns, size,
+        inode]`` read before the file, the documents ``[[object, index, line, checked]]``.
 
         Large batches are parsed by two worker processes (YAML parsing is CPU-bound Python and
-        these machines have two cores); the workers also check and ``normalize`` every object of
-        a built-in kind (``checked`` True). Objects of other kinds (custom resources, whose
-        CustomResourceDefinition may be in any file) and CRDs themselves are left to the caller.
+        these machines have two cores), each taking every other file so both get the same mix;
+        the workers also check and ``normalize`` every object of a built-in kind (``checked``
+        True). Objects of other kinds (custom resources, whose CustomResourceDefinition may be in
+        any file) and CRDs themselves are left to the caller.
 
         Raises:
             InputError: the first failing file in path order.
         """
         workers = min(PARSE_WORKERS, os.cpu_count() or 1)
-        if len(paths) < PARALLEL_PARSE_MIN_FILES or workers < 2:
-            return [[[o, i, ln, False] for o, i, ln in self.read_documents(p)] for p in paths]
+        if len(paths) < PARALLEL_PARSE_MIN_FILES or workers < 2 or "fork" not in _start_methods():
+            return [(file_signature(p), [[o, i, ln, False] for o, i, ln in self.read_documents(p)]) for p in paths]
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
         global _WORKER_JOB
-        chunk = (len(paths) + workers * 4 - 1) // (workers * 4)
-        batches = [paths[i:i + chunk] for i in range(0, len(paths), chunk)]
-        try:
-            ctx = multiprocessing.get_context("fork")
-        except ValueError:  # pragma: no cover - platforms without fork
-            return [[[o, i, ln, False] for o, i, ln in self.read_documents(p)] for p in paths]
+        nb = workers * PARSE_BATCHES_PER_WORKER
         _WORKER_JOB = (self, normalize)  # inherited by the forked workers, never pickled
         try:
-            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-                results = list(pool.map(_parse_batch, [[str(p) for p in b] for b in batches]))
+            with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                results = list(pool.map(_parse_batch, [[str(p) for p in paths[i::nb]] for i in range(nb)]))
         finally:
             _WORKER_JOB = None
-        out = []
-        for batch in results:
-            for item in batch:
-                if isinstance(item, tuple):  # ("error", message, file, line, object, field)
-                    raise InputError(*item[1:])
-                out.append(item)
+        out: list = [None] * len(paths)
+        first_error = None
+        for i, batch in enumerate(results):
+            if isinstance(batch, bytes):
+                batch = orjson.loads(batch)
+            for j, item in enumerate(batch["docs"]):
+                out[i + j * nb] = item
+            if batch["error"] is not None:  # [message, file, line, object, field]
+                position = i + len(batch["docs"]) * nb
+                if first_error is None or position < first_error[0]:
+                    first_error = (position, batch["error"])
+        if first_error is not None:
+            raise InputError(*first_error[1])
         return out
 
     def check_document(self, obj: dict, index: int, line: int, rel: str, normalize=None) -> dict:
@@ -253,22 +257,18 @@ class StateStore:
             InputError: malformed files, unknown kinds, objects without name, duplicate keys.
         """
         files = self.user_files()
-        stats = {}
-        for path in files:
-            st = path.stat()
-            stats[path] = [st.st_mtime_ns, st.st_size, st.st_ino]
         cache = self._read_cache(normalize_tag)
-        parsed: dict[Path, list] = {}
+        parsed: dict[Path, dict] = {}
         missed = []
         for path in files:
             hit = cache.get(self.rel(path))
-            if hit is not None and hit.get("sig") == stats[path]:
+            if hit is not None and hit.get("sig") == file_signature(path):
                 parsed[path] = hit
             else:
                 missed.append(path)
         builtin_kinds = set(self.registry.group_kinds())
-        for path, docs in zip(missed, self._parse_many(missed, normalize)):
-            parsed[path] = {"sig": stats[path], "raw": docs}
+        for path, (sig, docs) in zip(missed, self._parse_many(missed, normalize)):
+            parsed[path] = {"sig": sig, "raw": docs}
         # CRDs first, so custom resources in any file are known.
         crds = []
         for path in files:
@@ -418,22 +418,45 @@ def change_list(staged: list[tuple]) -> list[tuple[str, str]]:
 
 
 PARSE_WORKERS = 2
+PARSE_BATCHES_PER_WORKER = 4  # results stream back while the workers go on
 PARALLEL_PARSE_MIN_FILES = 2000
 
 
 _WORKER_JOB = None  # (StateStore, normalize) for forked parse workers
 
 
+def _start_methods() -> list[str]:
+    import multiprocessing
+
+    return multiprocessing.get_all_start_methods()
+
+
+def file_signature(path: Path) -> list[int]:
+    """``[mtime_ns, size, inode]`` of a file: what the parse cache keys on.
+
+    Raises:
+        InputError: the file cannot be read.
+    """
+    try:
+        st = os.stat(str(path))
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc}", str(path)) from None
+    return [st.st_mtime_ns, st.st_size, st.st_ino]
+
+
 def _parse_batch(paths: list[str]) -> list:
-    """Worker: parse files and check objects of built-in kinds; the first :class:`InputError`
-    ends the batch as ``("error", message, file, line, object, field)``."""
+    """Worker: parse files and check objects of built-in kinds. Returns ``{"docs": [per file:
+    (signature, [[object, index, line, checked]])], "error": None | [message, file, line, object, field]}``
+    (the first :class:`InputError` ends the batch), as orjson bytes when JSON can hold it."""
     store, normalize = _WORKER_JOB
     crd = ("apiextensions.k8s.io", "CustomResourceDefinition")
     out: list = []
+    error = None
     for p in paths:
         path = Path(p)
         rel = store.rel(path)
         try:
+            sig = file_signature(path)
             docs = []
             for obj, index, line in store.read_documents(path, rel):
                 api_version, kind = obj.get("apiVersion"), obj.get("kind")
@@ -443,11 +466,17 @@ def _parse_batch(paths: list[str]) -> list:
                     docs.append([store.check_document(obj, index, line, rel, normalize), index, line, True])
                 else:
                     docs.append([obj, index, line, False])
-            out.append(docs)
+            out.append((sig, docs))
         except InputError as exc:
-            out.append(("error", exc.message, exc.file, exc.line, exc.obj, exc.field))
+            error = [exc.message, exc.file, exc.line, exc.obj, exc.field]
             break
-    return out
+    result = {"docs": out, "error": error}
+    try:
+        # JSON crosses the process boundary several times faster than a pickle of the same dicts;
+        # values JSON cannot hold (binary, sets, huge integers) fall back to pickling
+        return orjson.dumps(result)
+    except TypeError:
+        return result
 
 
 def dump_computed(obj: dict) -> bytes:
