@@ -61,8 +61,12 @@ class RunReport:
 # --------------------------------------------------------------------------- loading
 
 
-def normalize_object(obj: dict, src: Source, registry) -> dict:
+def normalize_object(obj: dict, src: Source, registry, owned: bool = False) -> dict:
     """Alias normalisation, defaulting and validation of one user object (Karmada's webhooks).
+
+    Args:
+        owned: the caller hands ``obj`` over (a freshly parsed object): it may be rewritten in
+            place instead of copied. Otherwise ``obj`` is left as it is.
 
     Raises:
         InputError: naming the file, line, object and the first invalid field.
@@ -71,9 +75,9 @@ def normalize_object(obj: dict, src: Source, registry) -> dict:
     from karmactl.api.validation import validate_defaulted
 
     label = describe_key(key_of(obj))
-    obj, errors = normalize_aliases(obj)
+    obj, errors = normalize_aliases(obj, copy=not owned)
     if not errors:
-        obj = default_object(obj)
+        obj = default_object(obj, copy=not owned)
         errors = validate_defaulted(obj, registry)
     if errors:
         first = errors[0]
@@ -86,7 +90,8 @@ def load(store: StateStore) -> Snapshot:
     """Load and validate the state directory (raises :class:`InputError`)."""
     from karmactl import __version__
 
-    return store.load(normalize=lambda obj, src: normalize_object(obj, src, store.registry),
+    # the store hands over freshly parsed objects: defaulting may work on them in place
+    return store.load(normalize=lambda obj, src: normalize_object(obj, src, store.registry, owned=True),
                       normalize_tag=f"karmactl-{__version__}-{_source_stamp()}")
 
 

@@ -58,8 +58,9 @@ _SUSPENSION_ALIASES = (
 )
 
 
-def normalize_aliases(obj: dict) -> tuple[dict, list[FieldError]]:
-    """Rewrite the design documents' spellings into Karmada's; a new dict is returned.
+def normalize_aliases(obj: dict, copy: bool = True) -> tuple[dict, list[FieldError]]:
+    """Rewrite the design documents' spellings into Karmada's; a new dict is returned (with
+    ``copy=False`` the caller hands ``obj`` over and it may be rewritten in place instead).
 
     Aliases (DESIGN §3.3), on PropagationPolicy, ClusterPropagationPolicy and (Cluster)ResourceBinding:
 
@@ -79,7 +80,7 @@ def normalize_aliases(obj: dict) -> tuple[dict, list[FieldError]]:
     if not isinstance(obj, dict) or _karmada_kind(obj) not in _POLICY_KINDS + _BINDING_KINDS:
         # nothing to rewrite: a shallow copy keeps the "new dict" contract without a deep copy
         return (dict(obj) if isinstance(obj, dict) else obj), errors
-    out = deepcopy(obj)
+    out = deepcopy(obj) if copy else obj
     spec = out.get("spec")
     if not isinstance(spec, dict):
         return out, errors
@@ -116,8 +117,9 @@ def normalize_aliases(obj: dict) -> tuple[dict, list[FieldError]]:
 
 # --- defaulting -------------------------------------------------------------------------------
 
-def default_object(obj: dict) -> dict:
-    """Apply Karmada's admission defaulting; returns a new dict, the input is not touched.
+def default_object(obj: dict, copy: bool = True) -> dict:
+    """Apply Karmada's admission defaulting; returns a new dict, the input is not touched (with
+    ``copy=False`` the caller hands ``obj`` over and Karmada's kinds are defaulted in place).
 
     Idempotent: ``default_object(default_object(x)) == default_object(x)``. Values of the wrong
     type are left as they are for validation to report.
@@ -146,7 +148,7 @@ def default_object(obj: dict) -> dict:
         if info is not None and info.namespaced and isinstance(meta, dict) and not meta.get("namespace"):
             out["metadata"] = dict(meta, namespace="default")
         return out
-    out = deepcopy(obj)
+    out = deepcopy(obj) if copy else obj
     meta = out.get("metadata")
     if info.namespaced and isinstance(meta, dict) and not meta.get("namespace"):
         meta["namespace"] = "default"
