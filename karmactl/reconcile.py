@@ -189,14 +189,18 @@ def compute(snap: Snapshot, now: str, report: RunReport | None = None) -> Snapsh
         return v
 
     replica_memo: dict = {}
+    detector_memo: dict = {}
 
     def interpret_replica(view):
-        """The interpreter's answer, once per template view (views are cached across passes)."""
-        hit = replica_memo.get(id(view))
-        if hit is None or hit[0] is not view:
-            hit = (view, interpreter.interpret_replica(view))
-            replica_memo[id(view)] = hit
-        return hit[1]
+        """The interpreter's answer, once per template: it reads only apiVersion, kind and spec,
+        and every view of a template shares the template's ``spec`` object."""
+        spec = view.get("spec")
+        gvk = (view.get("apiVersion"), view.get("kind"))
+        hit = replica_memo.get(id(spec))
+        if hit is None or hit[0] is not spec or hit[1] != gvk:
+            hit = (spec, gvk, interpreter.interpret_replica(view))
+            replica_memo[id(spec)] = hit
+        return hit[2]
 
     def run_phase(name: str) -> bool:
         changed = False
@@ -215,7 +219,7 @@ def compute(snap: Snapshot, now: str, report: RunReport | None = None) -> Snapsh
                       "annotations": (out.overlays.get(k) or {}).get("metadata", {}).get("annotations") or {}}
                   for k in templates}
         det = detector.reconcile(templates, views, claims, pps, cpps, out.bindings, override_names, now,
-                                 interpret_replica, config)
+                                 interpret_replica, config, detector_memo)
         for line in det.waiting:
             ctx.warn(line)
         for key, claim in det.claims.items():

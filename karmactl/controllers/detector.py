@@ -190,7 +190,7 @@ def _claimed_policy(claim: dict, pps: dict, cpps: dict) -> dict | None:
 
 def reconcile(templates: dict, views: dict, claims: dict, pps: list[dict], cpps: list[dict],
               bindings: dict, override_names: set, now: str, interpret_replica,
-              config: DetectorConfig | None = None) -> DetectorResult:
+              config: DetectorConfig | None = None, memo: dict | None = None) -> DetectorResult:
     """Compute the desired bindings for every template.
 
     Args:
@@ -203,6 +203,8 @@ def reconcile(templates: dict, views: dict, claims: dict, pps: list[dict], cpps:
             (for ``dependentOverrides``).
         now: the run's clock, RFC 3339 (creationTimestamp of new bindings).
         interpret_replica: ``f(obj) -> (replicas, replicaRequirements | None)``.
+        memo: optional dict kept across the passes of one run (policy indexes, template hashes);
+            entries are checked by identity, so passing the same dict is always safe.
 
     Returns:
         A :class:`DetectorResult`; bindings of templates that are gone or unclaimed map to None.
@@ -211,11 +213,24 @@ def reconcile(templates: dict, views: dict, claims: dict, pps: list[dict], cpps:
     result = DetectorResult()
     pp_by_key = {(p["metadata"]["namespace"], p["metadata"]["name"]): p for p in pps}
     cpp_by_name = {p["metadata"]["name"]: p for p in cpps}
-    pp_by_ns: dict[str, list[dict]] = {}
-    for p in pps:
-        pp_by_ns.setdefault(p["metadata"]["namespace"], []).append(p)
-    pp_index = {ns: PolicyIndex(ps) for ns, ps in pp_by_ns.items()}
-    cpp_index = PolicyIndex(cpps)
+    memo = memo if memo is not None else {}
+    cached = memo.get("policy_index")
+    if cached is not None and cached[0] is pps and cached[1] is cpps:
+        pp_index, cpp_index = cached[2], cached[3]
+    else:
+        pp_by_ns: dict[str, list[dict]] = {}
+        for p in pps:
+            pp_by_ns.setdefault(p["metadata"]["namespace"], []).append(p)
+        pp_index = {ns: PolicyIndex(ps) for ns, ps in pp_by_ns.items()}
+        cpp_index = PolicyIndex(cpps)
+        memo["policy_index"] = (pps, cpps, pp_index, cpp_index)
+    hashes = memo.setdefault("template_hash", {})
+
+    def version_of(obj: dict) -> str:
+        hit = hashes.get(id(obj))
+        if hit is None or hit[0] is not obj:
+            hit = hashes[id(obj)] = (obj, template_hash(obj))
+        return hit[1]
     wanted: set = set()
     for key in sorted(templates):
         obj = templates[key]
@@ -243,11 +258,11 @@ def reconcile(templates: dict, views: dict, claims: dict, pps: list[dict], cpps:
             continue
         view = views[key]
         if (old is not None and (policy.get("spec") or {}).get("activationPreference") == "Lazy"
-                and ((old.get("spec") or {}).get("resource") or {}).get("resourceVersion") == template_hash(obj)
+                and ((old.get("spec") or {}).get("resource") or {}).get("resourceVersion") == version_of(obj)
                 and _claim_of_binding(old) == result.claims[key]):
             result.bindings[bkey] = old  # Lazy: policy changes wait for a change of the template itself
             continue
-        result.bindings[bkey] = build_binding(bkey, view, obj, policy, old, now, interpret_replica)
+        result.bindings[bkey] = build_binding(bkey, view, obj, policy, old, now, interpret_replica, version_of(obj))
     for bkey in bindings:
         if bkey not in wanted and _owned_by_detector(bindings[bkey]):
             result.bindings[bkey] = None
@@ -282,8 +297,11 @@ _POLICY_FIELDS = ("propagateDeps", "schedulerName", "placement", "failover", "co
 _SCHEDULER_OWNED = ("clusters", "gracefulEvictionTasks", "requiredBy", "rescheduleTriggeredAt", "activeEvictionHistory")
 
 
-def build_binding(bkey, view: dict, obj: dict, policy: dict, old: dict | None, now: str, interpret_replica) -> dict:
+def build_binding(bkey, view: dict, obj: dict, policy: dict, old: dict | None, now: str, interpret_replica,
+                  version: str | None = None) -> dict:
     """The desired ResourceBinding / ClusterResourceBinding for a template claimed by ``policy`` (§2.5).
+
+    ``version`` is :func:`template_hash` of ``obj`` when the caller has it already.
 
     ``old`` keeps its scheduler-owned spec fields, its status, its extra annotations (e.g. the
     applied placement written by the scheduler) and its creationTimestamp; ``metadata.generation``
@@ -314,7 +332,7 @@ def build_binding(bkey, view: dict, obj: dict, policy: dict, old: dict | None, n
     resource = {"apiVersion": view["apiVersion"], "kind": view["kind"]}
     if vm.get("namespace"):
         resource["namespace"] = vm["namespace"]
-    resource.update({"name": vm["name"], "uid": vm["uid"], "resourceVersion": template_hash(obj)})
+    resource.update({"name": vm["name"], "uid": vm["uid"], "resourceVersion": version or template_hash(obj)})
     spec: dict = {"resource": resource}
     replicas, requirements = interpret_replica(view)
     if replicas:

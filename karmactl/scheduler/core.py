@@ -237,6 +237,19 @@ def _named_clusters(spec: dict, status: dict) -> set[str] | None:
 
 
 _AFFINITY = next(p for p in FILTER_PLUGINS if p.name == "ClusterAffinity")
+_FACTS: list = [None, []]  # the last cluster list seen, and its (cluster, name, deleting) triples
+
+
+def _cluster_facts(clusters: list[dict]) -> list[tuple[dict, str, bool]]:
+    """``(cluster, name, deleting)`` per cluster; one pass schedules every binding against the
+    same list, so the triples are kept for the list last seen (reused only while it holds the
+    very same cluster objects: clusters are never modified in place)."""
+    facts = _FACTS[1]
+    if (_FACTS[0] is not clusters or len(facts) != len(clusters)
+            or not all(f[0] is c for f, c in zip(facts, clusters))):
+        _FACTS[0] = clusters
+        _FACTS[1] = [(c, cluster_name(c), is_deleting(c)) for c in clusters]
+    return _FACTS[1]
 
 
 def run_algorithm(spec: dict, status: dict, clusters: list[dict], *, enable_empty_workload_propagation: bool = False,
@@ -264,10 +277,10 @@ def run_algorithm(spec: dict, status: dict, clusters: list[dict], *, enable_empt
     # clusters that need it: all of them when nothing fits.
     feasible, rejected = [], []
     named = _named_clusters(spec, status)
-    for cluster in clusters:
-        if is_deleting(cluster):
+    for cluster, name, deleting in _cluster_facts(clusters):
+        if deleting:
             continue  # never schedule onto a deleting cluster; not reported as a failure
-        if named is not None and cluster_name(cluster) not in named:
+        if named is not None and name not in named:
             rejected.append(cluster)
             continue
         if not _AFFINITY.filter(spec, status, cluster).ok:
