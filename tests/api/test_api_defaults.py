@@ -277,3 +277,12 @@ def test_property_default_idempotent_and_pure(obj):
     raw_errs = validate_object(obj, reg)
     alias_errs = normalize_aliases(obj)[1]
     assert validate_object(once, reg) == [e for e in raw_errs if e not in alias_errs]
+
+
+@given(st.lists(st.text(max_size=40), min_size=1, max_size=4))
+def test_permanent_id_is_the_rfc4122_uuid5_of_the_key(parts):
+    import uuid
+
+    from karmactl.api.objects import _ID_NAMESPACE, permanent_id
+
+    assert permanent_id(*parts) == str(uuid.uuid5(_ID_NAMESPACE, "/".join(parts)))
