@@ -158,12 +158,15 @@ class StepContext:
         warnings: human lines printed on stderr as ``warning: ...`` (first pass only is enough).
         events: one line per notable action (eviction, task dropped, suspended dispatch...), stderr.
         passes: the current pass number (1-based).
+        memo: per-step caches kept across the passes of one computation (a step keys its entry by
+            its own name and checks inputs by identity: objects are never modified in place).
     """
 
     settings: Settings
     warnings: list = field(default_factory=list)
     events: list = field(default_factory=list)
     passes: int = 1
+    memo: dict = field(default_factory=dict)
 
     def event(self, line: str) -> None:
         """Record an event once per run (passes repeat steps)."""

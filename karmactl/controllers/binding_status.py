@@ -135,16 +135,23 @@ def step(loaded, out, now: str, ctx) -> bool:
     from karmactl.controllers.binding import binding_id
 
     by_binding = works_by_binding(out.works)
+    memo = ctx.memo.setdefault("binding_status", {})
     changed = False
     for bkey in sorted(out.bindings):
         binding = out.bindings[bkey]
         if not (binding.get("status") or {}).get("lastScheduledTime"):
             continue
-        new, errors = binding_status(binding, by_binding.get(binding_id(binding), []), now)
+        works = by_binding.get(binding_id(binding), [])
+        seen = memo.get(bkey)
+        if (seen is not None and seen[0] is binding and len(seen[1]) == len(works)
+                and all(a[0] == b[0] and a[1] is b[1] for a, b in zip(seen[1], works))):
+            continue  # the binding and its Works are the very objects of its last status: no change
+        new, errors = binding_status(binding, works, now)
         for e in errors:
             ctx.warn(e)
         if new is not binding:
             changed = out.set_binding(bkey, new) or changed
+        memo[bkey] = (out.bindings[bkey], works)
     return changed
 
 

@@ -48,6 +48,7 @@ def step(loaded, out, now: str, ctx) -> bool:
     """Phase ``status``: aggregate every scheduled binding's status into its template."""
     from karmactl import interpreter
 
+    memo = ctx.memo.setdefault("template_status", {})
     changed = False
     for bkey in sorted(out.bindings):
         binding = out.bindings[bkey]
@@ -57,13 +58,18 @@ def step(loaded, out, now: str, ctx) -> bool:
         template = loaded.user.get(tkey)
         if template is None:
             continue
+        overlay = out.overlays.get(tkey)
+        seen = memo.get(tkey)
+        if seen is not None and seen[0] is template and seen[1] is overlay and seen[2] is binding:
+            continue  # the very inputs of its last aggregation: the same status again
         try:
-            new = template_status(template, out.overlays.get(tkey), binding, now, interpreter)
+            new = template_status(template, overlay, binding, now, interpreter)
         except interpreter.InterpreterError as exc:
             ctx.warn(f"{tkey[1]} {tkey[2] + '/' if tkey[2] else ''}{tkey[3]}: cannot aggregate status: {exc}")
             continue
         if new is not None:
             changed = out.set_overlay(tkey, new) or changed
+        memo[tkey] = (template, out.overlays.get(tkey), binding)
     return changed
 
 
