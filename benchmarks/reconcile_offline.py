@@ -5,13 +5,14 @@ Generates a state directory, then times (as whole processes, median of --runs):
   cold    `karmactl reconcile --offline` on a fresh copy (no computed files yet)
   noop    a second run with nothing changed (must write nothing)
 
-Usage: python benchmarks/reconcile_offline.py --n 1000 [--runs 3] [--workdir benchmarks/out] [--settle 65]
+Usage: python benchmarks/reconcile_offline.py --n 1000 [--runs 3] [--workdir benchmarks/out] [--settle 310]
 
 The copies are made fresh per run, before any timing. Copies left by an earlier invocation are
 deleted first, and then the script waits ``--settle`` seconds: ext4 without a journal (these
-machines) skips inodes deleted in the last minute when it allocates new ones, so creating files
-right after deleting a large tree costs several times more kernel time than creating them later.
-That cost belongs to the benchmark's own cleanup, not to karmactl.
+machines) skips, when it allocates an inode, every free inode deleted less than about five minutes
+ago whose inode-table block is dirty, so creating 40,000 files within five minutes of deleting a few
+hundred thousand costs up to several times more kernel time. That cost belongs to the benchmark's
+own cleanup, not to karmactl.
 """
 from __future__ import annotations
 
@@ -128,7 +129,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--workdir", default="benchmarks/out")
-    ap.add_argument("--settle", type=float, default=65.0,
+    ap.add_argument("--settle", type=float, default=310.0,
                     help="seconds to wait after deleting an earlier invocation's copies")
     args = ap.parse_args()
     work = Path(args.workdir) / f"n{args.n}"
