@@ -12,7 +12,7 @@ exceptions read other templates' results:
 A shard therefore gets every object that is not a template (Clusters, policies, Remedies,
 MultiClusterIngresses, settings), every Namespace and Service with what was computed for them,
 and its own part of the other templates with their bindings and Works. Each computed object has
-exactly one owner shard, whose result is the one kept (:func:`owner`): a binding belongs to the
+exactly one owner shard, whose result is the one kept (:meth:`Sharding.owner`): a binding belongs to the
 shard of its key, a Work to its binding's shard, a template's status to its binding's shard, and
 everything else (cluster status, namespace Works, MultiClusterIngress status) to shard 0. The
 objects several shards compute (Namespaces, Services, cluster status) come out the same in each,
@@ -62,9 +62,8 @@ class Sharding:
 
     def __init__(self, snap: Snapshot, shards: int, config: DetectorConfig):
         self.shards = shards
-        # user objects: key -> owner shard, or None when every shard gets it
-        self._user_split: dict = {}
-        self._user_owner: dict = {}
+        self._user_split: dict = {}  # templates only one shard gets: key -> shard
+        self._user_owner: dict = {}  # every user object: key -> shard that keeps its status
         for key, obj in snap.user.items():
             if is_template(key, obj, config):
                 owner = shard_of(template_binding_key(key), shards)
@@ -82,10 +81,7 @@ class Sharding:
         if which == WORKS:
             bkey = work_binding_key(obj)
             return 0 if bkey is None else shard_of(bkey, self.shards)
-        owner = self._user_owner.get(key)
-        if owner is not None:
-            return owner
-        return 0  # status of an object no longer in the files: kept as it is, by shard 0
+        return self._user_owner.get(key, 0)  # status of an object no longer in the files: shard 0
 
     def _input(self, which: str, key: Key, obj: dict) -> int | None:
         """The one shard that gets an input object, or None when every shard gets it."""

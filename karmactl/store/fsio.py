@@ -120,7 +120,7 @@ class TreeWriter:
     Until :meth:`commit`, nothing under ``root`` changes; :meth:`abort` (or removing ``staging``,
     as the next run does after a killed one) drops everything written so far. Several processes
     may stage into one ``staging`` (each writer names its temporary files after its process id);
-    one of them :meth:`adopt` s the others' :meth:`plan` and commits.
+    one of them takes over the others' plans (:meth:`plan`, :meth:`adopt`) and commits.
     Paths are relative to ``root`` with ``/`` separators (e.g. ``computed/works/karmada-es-m1/w.json``).
     """
 
