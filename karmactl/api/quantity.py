@@ -25,8 +25,24 @@ class QuantityError(ValueError):
     """Raised for a string that is not a Kubernetes quantity."""
 
 
-_PARSED: dict[str, Fraction] = {}  # a run sees the same few quantity strings thousands of times
-_PARSED_MAX = 8192
+_MEMO_MAX = 8192  # a run sees the same few quantity strings thousands of times
+
+
+def _memo(cache: dict, value, compute):
+    """``compute(value)``, remembered in ``cache`` for string values (up to :data:`_MEMO_MAX`)."""
+    if type(value) is not str:
+        return compute(value)
+    hit = cache.get(value)
+    if hit is None:
+        hit = compute(value)
+        if len(cache) < _MEMO_MAX:
+            cache[value] = hit
+    return hit
+
+
+_PARSED: dict[str, Fraction] = {}
+_MILLI: dict[str, int] = {}
+_WHOLE: dict[str, int] = {}
 
 
 def parse_quantity(value) -> Fraction:
@@ -35,14 +51,7 @@ def parse_quantity(value) -> Fraction:
     Raises:
         QuantityError: the value is not a valid quantity.
     """
-    if type(value) is str:
-        hit = _PARSED.get(value)
-        if hit is None:
-            hit = _parse_quantity(value)
-            if len(_PARSED) < _PARSED_MAX:
-                _PARSED[value] = hit
-        return hit
-    return _parse_quantity(value)
+    return _memo(_PARSED, value, _parse_quantity)
 
 
 def _parse_quantity(value) -> Fraction:
@@ -64,24 +73,13 @@ def _parse_quantity(value) -> Fraction:
     return base * _SUFFIX[suffix or ""]
 
 
-_MILLI: dict = {}
-_WHOLE: dict = {}
-
-
 def milli_value(value) -> int:
     """The quantity in milli-units, rounded up (``0.1`` -> 100, ``1`` -> 1000).
 
     Raises:
         QuantityError: the value is not a valid quantity.
     """
-    if type(value) is str:
-        hit = _MILLI.get(value)
-        if hit is None:
-            hit = math.ceil(parse_quantity(value) * 1000)
-            if len(_MILLI) < _PARSED_MAX:
-                _MILLI[value] = hit
-        return hit
-    return math.ceil(parse_quantity(value) * 1000)
+    return _memo(_MILLI, value, lambda v: math.ceil(parse_quantity(v) * 1000))
 
 
 def int_value(value) -> int:
@@ -90,14 +88,7 @@ def int_value(value) -> int:
     Raises:
         QuantityError: the value is not a valid quantity.
     """
-    if type(value) is str:
-        hit = _WHOLE.get(value)
-        if hit is None:
-            hit = math.ceil(parse_quantity(value))
-            if len(_WHOLE) < _PARSED_MAX:
-                _WHOLE[value] = hit
-        return hit
-    return math.ceil(parse_quantity(value))
+    return _memo(_WHOLE, value, lambda v: math.ceil(parse_quantity(v)))
 
 
 def format_quantity(amount: Fraction, resource: str) -> str:
