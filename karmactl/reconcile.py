@@ -13,12 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from karmactl.api import constants as C
-from karmactl.controllers import binding as binding_ctl
-from karmactl.controllers import cluster_status, detector, namespace_sync
-from karmactl.controllers.templates import refresh_overlay, spec_hash, template_view
+from karmactl.api.objects import describe_key
 from karmactl.api.snapshot import Settings, Snapshot, StepContext
-from karmactl.controllers.registry import load_steps
-from karmactl.store.state import InputError, Source, StateStore, describe_key, key_of
+from karmactl.controllers import detector
+from karmactl.controllers.registry import PIPELINE
+from karmactl.store.state import InputError, Source, StateStore, key_of
 
 MAX_PASSES = 10
 
@@ -105,38 +104,6 @@ def _source_stamp() -> str:
 # --------------------------------------------------------------------------- compute
 
 
-def clusters_of(snap: Snapshot) -> list[dict]:
-    """Every Cluster as the control plane sees it (status from the overlay, taints merged)."""
-    from karmactl.controllers.templates import merged_view
-
-    out = []
-    for key in sorted(k for k in snap.user if k[:2] == ("cluster.karmada.io", "Cluster")):
-        out.append(merged_view(snap.user[key], snap.overlays.get(key)))
-    return out
-
-
-def _interpreter_hooks(snap: Snapshot):
-    from karmactl import interpreter
-
-    ops = snap.of_kind("policy.karmada.io", "OverridePolicy")
-    cops = snap.of_kind("policy.karmada.io", "ClusterOverridePolicy")
-    clusters = {c["metadata"]["name"]: c for c in clusters_of(snap)}
-
-    def overrides(manifest, cluster_name):
-        from karmactl.overrides import apply_overrides
-
-        cluster = clusters.get(cluster_name) or {"metadata": {"name": cluster_name}, "spec": {}}
-        ns = (manifest.get("metadata") or {}).get("namespace") or ""
-        res = apply_overrides(manifest, cluster, [o for o in ops if o["metadata"].get("namespace") == ns] if ns else [], cops)
-        return res.manifest, res.applied_overrides, res.applied_cluster_overrides
-
-    hooks = binding_ctl.RenderHooks(revise_replica=interpreter.revise_replica,
-                                    prune=lambda m: interpreter.prune_manifest(m, in_place=True),
-                                    split_job_completions=interpreter.split_job_completions,
-                                    apply_overrides=overrides if (ops or cops) else None)
-    return interpreter, hooks
-
-
 def settings_of(snap: Snapshot) -> Settings:
     """The run's settings from ``karmada-system/karmactl-config`` (raises :class:`InputError`)."""
     try:
@@ -150,99 +117,23 @@ def settings_of(snap: Snapshot) -> Settings:
 def compute(snap: Snapshot, now: str, report: RunReport | None = None) -> Snapshot:
     """Run the control plane over ``snap`` until nothing changes; returns the new snapshot.
 
-    Order per pass (semantics §15.1): cluster steps, template bookkeeping + detector, binding
-    steps (evictions), scheduler, scheduled steps (graceful eviction), binding controller,
-    namespace sync, status steps. ``snap`` itself is not modified.
+    Each pass runs every step of :data:`karmactl.controllers.registry.PIPELINE` in order (cluster
+    status, remedy, cluster taints, detector, taint manager, application failover, scheduler,
+    graceful eviction, binding, namespace sync, execution, status). ``snap`` itself is not
+    modified; it is what the run observed (the state directory and, online, the members).
 
     Raises:
         NotConvergedError: still changing after :data:`MAX_PASSES` passes.
         InputError: invalid settings.
     """
-    from karmactl.scheduler import schedule_binding
-
     report = report if report is not None else RunReport()
-    settings = settings_of(snap)
-    ctx = StepContext(settings=settings, warnings=report.warnings, events=report.events)
-    phases = load_steps()
-    config = detector.DetectorConfig(skipped_namespaces=settings.skipped_namespaces)
+    ctx = StepContext(settings=settings_of(snap), warnings=report.warnings, events=report.events)
     out = snap.copy_computed()
-    interpreter, hooks = _interpreter_hooks(snap)
-    for key, cluster in sorted((k, v) for k, v in snap.user.items() if k[:2] == ("cluster.karmada.io", "Cluster")):
-        out.set_overlay(key, cluster_status.ingest_file_status(key, cluster, out.overlays.get(key), now))
-        out.set_overlay(key, cluster_status.stamp_creation(key, cluster, out.overlays.get(key), now))
-    templates = {k: v for k, v in snap.user.items() if detector.is_template(k, v, config)}
-    pps = [p for p in snap.of_kind("policy.karmada.io", "PropagationPolicy") if not p["metadata"].get("deletionTimestamp")]
-    cpps = [p for p in snap.of_kind("policy.karmada.io", "ClusterPropagationPolicy") if not p["metadata"].get("deletionTimestamp")]
-    override_names = {(k[1], k[2], k[3]) for k in snap.user if k[0] == "policy.karmada.io"
-                      and k[1] in ("OverridePolicy", "ClusterOverridePolicy")}
-    render_memo: dict = {}
-    view_cache: dict = {}
-    hashes = {k: spec_hash(obj) for k, obj in templates.items()}
-
-    def view_of(k):
-        overlay = out.overlays.get(k)
-        cached = view_cache.get(k)
-        if cached is not None and cached[0] is overlay:
-            return cached[1]
-        v = template_view(templates[k], overlay)
-        view_cache[k] = (overlay, v)
-        return v
-
-    replica_memo: dict = {}
-    detector_memo: dict = {}
-
-    def interpret_replica(view):
-        """The interpreter's answer, once per template: it reads only apiVersion, kind and spec,
-        and every view of a template shares the template's ``spec`` object."""
-        spec = view.get("spec")
-        gvk = (view.get("apiVersion"), view.get("kind"))
-        hit = replica_memo.get(id(spec))
-        if hit is None or hit[0] is not spec or hit[1] != gvk:
-            hit = (spec, gvk, interpreter.interpret_replica(view))
-            replica_memo[id(spec)] = hit
-        return hit[2]
-
-    def run_phase(name: str) -> bool:
-        changed = False
-        for step in phases[name]:
-            changed = bool(step(snap, out, now, ctx)) or changed
-        return changed
-
     for passes in range(1, MAX_PASSES + 1):
         ctx.passes = passes
-        changed = run_phase("clusters")
-        # template bookkeeping (uid, generation) before the detector reads the views
-        for key, obj in templates.items():
-            out.set_overlay(key, refresh_overlay(key, obj, out.overlays.get(key), None, now, hashes[key]))
-        views = {k: view_of(k) for k in templates}
-        claims = {k: {"labels": (out.overlays.get(k) or {}).get("metadata", {}).get("labels") or {},
-                      "annotations": (out.overlays.get(k) or {}).get("metadata", {}).get("annotations") or {}}
-                  for k in templates}
-        det = detector.reconcile(templates, views, claims, pps, cpps, out.bindings, override_names, now,
-                                 interpret_replica, config, detector_memo)
-        for line in det.waiting:
-            ctx.warn(line)
-        for key, claim in det.claims.items():
-            changed = out.set_overlay(key, refresh_overlay(key, templates[key], out.overlays.get(key), claim, now,
-                                                           hashes[key])) or changed
-        views = {k: view_of(k) for k in templates}
-        for bkey, b in det.bindings.items():
-            changed = out.set_binding(bkey, b) or changed
-        changed = run_phase("bindings") or changed
-        clusters = clusters_of(out)
-        for bkey in sorted(out.bindings):
-            changed = out.set_binding(bkey, schedule_binding(out.bindings[bkey], clusters, now).binding) or changed
-        changed = run_phase("scheduled") or changed
-        bres = binding_ctl.reconcile(out.bindings, out.works, views, now, hooks, render_memo)
-        for wkey, w in bres.works.items():
-            changed = out.set_work(wkey, w) or changed
-        for bkey, errs in sorted(bres.errors.items()):
-            for e in errs:
-                ctx.warn(f"{describe_key(bkey)}: {e}")
-        nres = namespace_sync.reconcile(snap.user, [c["metadata"]["name"] for c in clusters], out.works, now, config)
-        for wkey, w in nres.items():
-            changed = out.set_work(wkey, w) or changed
-        changed = run_phase("status") or changed
+        changed = False
+        for step in PIPELINE:
+            changed = bool(step.run(snap, out, now, ctx)) or changed
         report.passes = passes
         if not changed:
             return out

@@ -51,7 +51,6 @@ import json
 from karmactl.api import constants as C
 from karmactl.api.objects import add_seconds, bump_generation, deepcopy, parse_time
 from karmactl.controllers.graceful_eviction import binding_ref, graceful_evict_cluster
-from karmactl.controllers.registry import register
 
 BOOKKEEPING_ANNOTATION = "karmactl.io/application-failover"
 DEFAULT_TOLERATION_SECONDS = 300
@@ -240,4 +239,3 @@ def step(loaded, out, now: str, ctx) -> bool:
     return changed
 
 
-register("bindings", step)

@@ -227,6 +227,26 @@ def _with_condition(work: dict, ctype: str, want: tuple[str, str, str], now: str
     return new
 
 
+
+
+def step(loaded, out, now: str, ctx) -> bool:
+    """Pipeline step ``execution``: the ``Dispatching`` condition of every Work that is not being
+    deleted, from ``spec.suspendDispatching`` (``pkg/controllers/execution/execution_controller.go``
+    sets it whether or not the member is reached, so offline and online runs agree). Applying
+    the manifests is the member layer's part (``karmactl/members/executing.py``)."""
+    changed = False
+    for wkey in sorted(out.works):
+        work = out.works[wkey]
+        if is_terminating(work):
+            continue
+        new = with_dispatching(work, now)
+        if new is not work:
+            if is_suspended(new):
+                ctx.event(f"work {wkey[2]}/{wkey[3]}: dispatching suspended")
+            changed = out.set_work(wkey, new) or changed
+    return changed
+
+
 __all__ = ["FIELD_MANAGER", "APPLIED_HASH_ANNOTATION", "ApplyPlan", "apply_order", "contains", "conflict_message",
            "is_managed", "is_suspended", "is_terminating", "manifest_hash", "manifest_of", "plan_apply",
-           "strip_patch", "with_applied", "with_dispatching"]
+           "step", "strip_patch", "with_applied", "with_dispatching"]

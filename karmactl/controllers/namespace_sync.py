@@ -69,3 +69,16 @@ def reconcile(user: dict, clusters: list[str], works: dict, now: str, config) ->
             if new is not work:
                 out[wkey] = new
     return out
+
+
+def step(loaded, out, now: str, ctx) -> bool:
+    """Pipeline step ``namespace-sync``: a Namespace Work in every member cluster for each user
+    Namespace (``pkg/controllers/namespace/namespace_sync_controller.go``)."""
+    from karmactl.controllers.detector import template_inputs
+
+    config = template_inputs(loaded, ctx).config
+    clusters = [key[3] for key in loaded.keys_of_kind("cluster.karmada.io", "Cluster")]
+    changed = False
+    for wkey, w in reconcile(loaded.user, clusters, out.works, now, config).items():
+        changed = out.set_work(wkey, w) or changed
+    return changed
