@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from karmactl.api import constants as C
 from karmactl.api.objects import bump_generation, content_hash, permanent_id
-from karmactl.api.selectors import label_selector_matches
+from karmactl.api.selectors import policy_priority
 from karmactl.controllers.names import binding_name
 
 # Groups the detector never treats as templates (§2.1).
@@ -84,25 +84,6 @@ def is_template(key, obj: dict, config: DetectorConfig) -> bool:
         return False
     labels = (obj.get("metadata") or {}).get("labels") or {}
     return C.CLAIMED_BY_LABEL not in labels
-
-
-def selector_priority(selector: dict, obj: dict) -> int:
-    """Implicit priority of one ResourceSelector for a template: name 3, labelSelector 2, all 1, no match 0."""
-    if selector.get("apiVersion") != obj.get("apiVersion") or selector.get("kind") != obj.get("kind"):
-        return 0
-    m = obj.get("metadata") or {}
-    if selector.get("namespace") and selector["namespace"] != (m.get("namespace") or ""):
-        return 0
-    if selector.get("name"):
-        return 3 if selector["name"] == m.get("name") else 0
-    if selector.get("labelSelector") is None:
-        return 1
-    return 2 if label_selector_matches(selector["labelSelector"], m.get("labels")) else 0
-
-
-def policy_priority(policy: dict, obj: dict) -> int:
-    """Implicit priority of a policy for a template: the best of its selectors (0 = not selected)."""
-    return max((selector_priority(s, obj) for s in (policy.get("spec") or {}).get("resourceSelectors") or []), default=0)
 
 
 class PolicyIndex:
