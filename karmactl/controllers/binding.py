@@ -97,6 +97,14 @@ def work_binding_key(work: dict) -> tuple | None:
     return None
 
 
+def work_records(old: dict | None) -> dict:
+    """The annotations of ``old`` that record what karmactl observed on and applied to the member
+    (:data:`karmactl.api.constants.WORK_RECORD_ANNOTATIONS`): a Work rendered again keeps them, as
+    Karmada's controllers keep their records in memory across renders."""
+    annotations = ((old or {}).get("metadata") or {}).get("annotations") or {}
+    return {k: annotations[k] for k in C.WORK_RECORD_ANNOTATIONS if k in annotations}
+
+
 def delete_work(work: dict, now: str) -> dict | None:
     """Request deletion of a Work: None when nothing was ever applied, else the Work marked terminating."""
     if not was_applied(work):
@@ -264,6 +272,7 @@ def render_work(binding: dict, view: dict, cluster: str, replicas: int, completi
     if applied_cov:
         work_ann[C.APPLIED_CLUSTER_OVERRIDES_ANNOTATION] = json.dumps(applied_cov, separators=(",", ":"))
     old_meta = (old or {}).get("metadata") or {}
+    work_ann.update(work_records(old))
     metadata = {"name": wname, "namespace": wns,
                 "labels": dict(sorted({id_label: bid, C.WORK_PERMANENT_ID_LABEL: work_id}.items())),
                 "annotations": dict(sorted(work_ann.items())),
