@@ -550,7 +550,8 @@ def local_up(state: Path, count: int = 3, port_base: int | None = None, nodes: i
     32Gi, pods 110) and workloads marked ready. It listens on ``port_base + i - 1`` when given, else
     on the port it had before when free, else on any free port. A member already running (its
     processes alive and ours, ``/readyz`` ok) is reused. Members are started in parallel; if one
-    fails, those started by this call are stopped again. Joining is the caller's business.
+    fails, those started by this call are stopped again. Joining is the caller's business. The role
+    of Karmada's ``hack/local-up-karmada.sh`` (member clusters for a local tour), without kind.
 
     Args:
         notify: called with one line per member (reused / started), for the user.

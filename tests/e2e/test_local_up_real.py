@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import stat
 import time
 from pathlib import Path
@@ -123,6 +124,19 @@ def test_demo_on_real_kube_apiservers_then_local_down_stops_everything(local_sta
     code, out, err = cli("local-up", "--members", "2")
     assert code == 0, err
     assert member_pids(local_state) == before and "already running" in err
+
+    # a member whose status writer died gets a new one on the next local-up; the servers are kept
+    writer = json.loads((root / "member2" / "server.json").read_text())["writerPid"]
+    os.kill(writer, signal.SIGTERM)
+    _until("the status writer to exit", lambda: not pid_alive(writer))
+    assert cli("local-up", "--members", "2")[0] == 0
+    after = member_pids(local_state)
+    assert after["member1"] == before["member1"] and after["member2"][:2] == before["member2"][:2]
+    assert after["member2"][2] != writer and pid_alive(after["member2"][2])
+    kubectl(kubeconfig, "scale", "sts", "db", "-n", "default", "--replicas", "3")
+    _until("StatefulSet scaled and ready", lambda: kubectl(kubeconfig, "get", "sts", "db", "-n", "default",
+                                                             "-o", "jsonpath={.status.readyReplicas}") == "3")
+    before = after
 
     # local-down stops kube-apiserver, etcd and the status writer of every member; data kept
     code, out, err = cli("local-down")
