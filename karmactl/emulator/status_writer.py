@@ -20,7 +20,6 @@ import os
 import signal
 import sys
 import threading
-import time
 
 from .hooks import _already, node_object, ready_status
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import stat
 import time
@@ -165,3 +166,16 @@ def test_local_up_refuses_a_missing_kube_apiserver_binary(local_state, cli, tmp_
         assert code == 2
         assert f"--kube-apiserver {path}: not an executable file" in err
     assert not (local_state / "clusters").exists()
+
+
+def test_local_up_with_a_failing_kube_apiserver_stops_its_etcd(local_state, cli, tmp_path):
+    if shutil.which("etcd") is None and not os.access("/usr/bin/etcd", os.X_OK):
+        pytest.skip("etcd is not installed")
+    broken = tmp_path / "kube-apiserver"
+    broken.write_text("#!/bin/sh\necho 'F1124 12:00:00.000000 1 server.go:1] no way' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    code, out, err = cli("local-up", "--members", "2", "--kube-apiserver", str(broken))
+    assert code == 3
+    assert "member1: kube-apiserver did not become ready" in err and "no way" in err
+    assert _processes_naming(members_root(local_state).resolve()) == []
+    assert member_pids(local_state) == {} and not (local_state / "clusters").exists()
