@@ -265,28 +265,18 @@ def reconcile_cmd(c: Context, offline: bool, dry_run: bool, wait: bool, timeout:
 
     store = store_of(c)
     members = _members_layer(c, offline)
-    if wait and not dry_run and not offline:
-        report = wait_converged(c, members, parse_duration(timeout), verbose_runs=True)
+    if wait and not dry_run:
+        report = wait_converged(c, members, parse_duration(timeout), offline=offline, verbose_runs=True)
     else:
-        deadline = time.monotonic() + parse_duration(timeout) if wait else None
         with state_lock(store.root) if not dry_run else _nullcontext():
-            attempt = 0
-            while True:
-                attempt += 1
-                now = c.now if attempt == 1 else _wall_now(c)
-                report = run(store, RunOptions(now=now, offline=offline, dry_run=dry_run), members)
-                _print_report(c, report, dry_run)
-                if not wait or dry_run or not report.changes:
-                    break
-                if time.monotonic() > deadline:
-                    raise CLIError(f"timed out after {timeout} waiting for the state to converge", ExitCode.NOT_CONVERGED)
-                time.sleep(1.0)
+            report = run(store, RunOptions(now=c.now, offline=offline, dry_run=dry_run), members)
+        _print_report(c, report, dry_run)
     if report.member_errors:
         raise CLIError(f"{len(report.member_errors)} member cluster(s) failed: " +
                        ", ".join(sorted(report.member_errors)), ExitCode.MEMBER_FAILURE)
 
 
-def wait_converged(c: Context, members, timeout: float, verbose_runs: bool = False):
+def wait_converged(c: Context, members, timeout: float, offline: bool = False, verbose_runs: bool = False):
     """Online runs until the members have settled (``reconcile --wait``, ``demo``): every binding
     scheduled, fully applied and healthy, and a run that changes nothing
     (``karmactl.reconcile.run_until_converged``). Each warning or member error is printed once.
@@ -313,8 +303,8 @@ def wait_converged(c: Context, members, timeout: float, verbose_runs: bool = Fal
             err(f"reconcile #{runs}: {len(report.changes)} file(s) changed" + ("" if ok else f"; waiting: {why}"))
 
     try:
-        run_until_converged(store_of(c), lambda: _wall_now(c), members, timeout, on_run=on_run,
-                            locked=lambda: state_lock(store_of(c).root))
+        run_until_converged(store_of(c), lambda: _wall_now(c), members, timeout, interval=1.0 if offline else 0.5,
+                            on_run=on_run, locked=lambda: state_lock(store_of(c).root), offline=offline)
     except TimeoutError as exc:
         raise CLIError(f"did not converge within {timeout:g}s: {exc}", ExitCode.NOT_CONVERGED) from None
     return last[0]
