@@ -331,7 +331,7 @@ def plan_cmd(c: Context, offline: bool, output: str | None = None) -> None:
     diffs = diffing.computed_diffs(store, report) + diffing.member_diffs(report.member_changes)
     external = os.environ.get(diffing.EXTERNAL_DIFF_ENV)
     if output == "name":
-        names = [d.name for d in diffs if d.unified()]
+        names = [d.name for d in diffs if d.differs()]
         for name in names:
             out(name)
         differs = bool(names)

@@ -35,45 +35,52 @@ MEMBER_ACTIONS = ("create", "update", "delete")
 
 @dataclass(frozen=True)
 class ObjectDiff:
-    """One changed object, both sides rendered.
+    """One changed object, both sides as plain JSON data (what a computed file holds).
 
     Attributes:
         name: kubectl diff's file name of the object, ``apps.v1.Deployment.default.nginx``;
             member copies are prefixed with their cluster, ``member1.apps.v1.Deployment.default.nginx``.
         from_label / to_label: the ``---`` / ``+++`` header names.
-        old / new: the object as YAML, ``""`` where it does not exist (``diff -N``).
+        old / new: the object before and after, None where it does not exist (``diff -N``).
     """
 
     name: str
     from_label: str
     to_label: str
-    old: str
-    new: str
+    old: dict | None
+    new: dict | None
+
+    def differs(self) -> bool:
+        """Whether the two sides render differently (without rendering them)."""
+        return _canonical(self.old) != _canonical(self.new)
+
+    def texts(self) -> tuple[str, str]:
+        """Both sides as YAML (:func:`object_yaml`), ``""`` for a missing side."""
+        return object_yaml(self.old), object_yaml(self.new)
 
     def unified(self) -> list[str]:
         """The unified diff (3 lines of context), one string per line without newlines; empty
         when both sides render the same."""
-        return list(difflib.unified_diff(self.old.splitlines(), self.new.splitlines(),
-                                         self.from_label, self.to_label, lineterm=""))
+        if not self.differs():
+            return []
+        old, new = self.texts()
+        return list(difflib.unified_diff(old.splitlines(), new.splitlines(), self.from_label, self.to_label,
+                                         lineterm=""))
+
+
+def _canonical(obj: dict | None) -> bytes:
+    return b"" if obj is None else orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
 
 
 # ---------------------------------------------------------------------------- rendering objects
 def object_yaml(obj: dict | None) -> str:
-    """``obj`` as block YAML with keys sorted at every level; ``""`` for None.
-
-    The object goes through JSON first, so it reads exactly as its computed file would.
-    """
-    if obj is None:
-        return ""
-    return yamlio.dump(_sorted(orjson.loads(dump_computed(obj))))
+    """``obj`` (plain JSON data) as block YAML with keys sorted at every level; ``""`` for None."""
+    return "" if obj is None else yamlio.dump(obj, sort_keys=True)
 
 
-def _sorted(value):
-    if isinstance(value, dict):
-        return {k: _sorted(value[k]) for k in sorted(value)}
-    if isinstance(value, list):
-        return [_sorted(v) for v in value]
-    return value
+def as_json_data(obj: dict | None) -> dict | None:
+    """``obj`` as its computed file holds it (through JSON: tuples become lists, and so on)."""
+    return None if obj is None else orjson.loads(dump_computed(obj))
 
 
 def without_server_fields(obj: dict | None) -> dict | None:
@@ -137,7 +144,7 @@ def computed_diffs(store: StateStore, report) -> list[ObjectDiff]:
         if (group, kind) not in COMPUTED_KINDS:
             label += " (status)"
         diffs.append(ObjectDiff(object_file_name(api_version, kind, namespace, name),
-                                f"a/{label}", f"b/{label}", object_yaml(current), object_yaml(new)))
+                                f"a/{label}", f"b/{label}", current, as_json_data(new)))
     return diffs
 
 
@@ -176,40 +183,39 @@ def member_diffs(member_changes: list) -> list[ObjectDiff]:
         api_version = (desired or current).get("apiVersion", "")
         label = f"{cluster}/{object_label(api_version, kind, namespace, name)}"
         diffs.append(ObjectDiff(f"{cluster}.{object_file_name(api_version, kind, namespace, name)}", label, label,
-                                object_yaml(without_server_fields(current) if action != "create" else None),
-                                object_yaml(without_server_fields(desired) if action != "delete" else None)))
+                                as_json_data(without_server_fields(current) if action != "create" else None),
+                                as_json_data(without_server_fields(desired) if action != "delete" else None)))
     return diffs
 
 
 # ---------------------------------------------------------------------------- output
 def print_unified(diffs: list[ObjectDiff], colour: bool) -> bool:
-    """Print every non-empty diff to stdout; returns whether any was printed.
+    """Print every non-empty diff to stdout as it is rendered; returns whether any was printed.
 
     Args:
         colour: colour the lines with rich (for terminals): headers bold, hunk headers cyan,
             removals red, additions green.
     """
-    lines: list[str] = []
-    header_at: set[int] = set()
-    for d in diffs:
-        text = d.unified()
-        if text:
-            header_at.update((len(lines), len(lines) + 1))
-            lines.extend(text)
-    if not lines:
-        return False
-    if not colour:
-        sys.stdout.write("\n".join(lines) + "\n")
-        return True
-    from rich.console import Console
-    from rich.text import Text
+    console = None
+    if colour:
+        from rich.console import Console
+        from rich.text import Text
 
-    console = Console(file=sys.stdout, highlight=False, soft_wrap=True)
-    for i, line in enumerate(lines):
-        style = ("bold" if i in header_at else "cyan" if line.startswith("@@") else
-                 "red" if line.startswith("-") else "green" if line.startswith("+") else "")
-        console.print(Text(line, style=style))
-    return True
+        console = Console(file=sys.stdout, highlight=False, soft_wrap=True)
+    printed = False
+    for d in diffs:
+        lines = d.unified()
+        if not lines:
+            continue
+        printed = True
+        if console is None:
+            sys.stdout.write("\n".join(lines) + "\n")
+            continue
+        for i, line in enumerate(lines):
+            style = ("bold" if i < 2 else "cyan" if line.startswith("@@") else
+                     "red" if line.startswith("-") else "green" if line.startswith("+") else "")
+            console.print(Text(line, style=style))
+    return printed
 
 
 def run_external(command: str, diffs: list[ObjectDiff]) -> bool:
@@ -238,10 +244,11 @@ def run_external(command: str, diffs: list[ObjectDiff]) -> bool:
         live.mkdir()
         merged.mkdir()
         for d in diffs:
-            if d.old:
-                (live / d.name).write_text(d.old, encoding="utf-8")
-            if d.new:
-                (merged / d.name).write_text(d.new, encoding="utf-8")
+            old, new = d.texts()
+            if old:
+                (live / d.name).write_text(old, encoding="utf-8")
+            if new:
+                (merged / d.name).write_text(new, encoding="utf-8")
         try:
             proc = subprocess.run([*argv, str(live), str(merged)], capture_output=True, text=True)
         except OSError as exc:

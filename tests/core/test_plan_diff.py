@@ -10,49 +10,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import NOW, cluster_yaml, write
+from tests.core.test_offline_run import NGINX as OFFLINE_NGINX, STATIC_PP
 
-NGINX = """
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: nginx
-  labels: {app: nginx}
-spec:
-  replicas: 3
-  selector:
-    matchLabels: {app: nginx}
-  template:
-    metadata:
-      labels: {app: nginx}
-    spec:
-      containers:
-      - image: nginx:1.0
-        name: nginx
-"""
-
-PP = """
-apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata:
-  name: nginx-propagation
-spec:
-  resourceSelectors:
-  - apiVersion: apps/v1
-    kind: Deployment
-    name: nginx
-  placement:
-    clusterAffinity:
-      clusterNames: [member1, member2]
-    replicaScheduling:
-      replicaDivisionPreference: Weighted
-      replicaSchedulingType: Divided
-      weightPreference:
-        staticWeightList:
-        - targetCluster: {clusterNames: [member1]}
-          weight: 1
-        - targetCluster: {clusterNames: [member2]}
-          weight: 2
-"""
+NGINX = OFFLINE_NGINX.replace("image: nginx\n", "image: nginx:1.0\n")
+PP = STATIC_PP  # nginx 1:2 to member1, member2
 
 WORK1 = "work.karmada.io/v1alpha1, Kind=Work karmada-es-member1/nginx-687f7fb96f"
 WORK2 = "work.karmada.io/v1alpha1, Kind=Work karmada-es-member2/nginx-687f7fb96f"
