@@ -158,6 +158,9 @@ class StepContext:
         warnings: human lines printed on stderr as ``warning: ...`` (first pass only is enough).
         events: one line per notable action (eviction, task dropped, suspended dispatch...), stderr.
         passes: the current pass number (1-based).
+        observed: the member clusters whose workloads were read from the members in this run
+            (online), or None (offline: the state directory's recorded observations are all there
+            is). Time-based decisions take a Work's status as evidence only for these clusters.
         memo: per-step caches kept across the passes of one computation (a step keys its entry by
             its own name and checks inputs by identity: objects are never modified in place).
     """
@@ -166,6 +169,7 @@ class StepContext:
     warnings: list = field(default_factory=list)
     events: list = field(default_factory=list)
     passes: int = 1
+    observed: frozenset | None = None
     memo: dict = field(default_factory=dict)
 
     def event(self, line: str) -> None:

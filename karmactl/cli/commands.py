@@ -255,23 +255,60 @@ def reconcile_cmd(c: Context, offline: bool, dry_run: bool, wait: bool, timeout:
     from karmactl.reconcile import RunOptions, run
 
     store = store_of(c)
-    deadline = time.monotonic() + parse_duration(timeout) if wait else None
     members = _members_layer(c, offline)
-    with state_lock(store.root) if not dry_run else _nullcontext():
-        attempt = 0
-        while True:
-            attempt += 1
-            now = c.now if attempt == 1 else _wall_now(c)
-            report = run(store, RunOptions(now=now, offline=offline, dry_run=dry_run), members)
-            _print_report(c, report, dry_run)
-            if not wait or dry_run or not report.changes:
-                break
-            if time.monotonic() > deadline:
-                raise CLIError(f"timed out after {timeout} waiting for the state to converge", ExitCode.NOT_CONVERGED)
-            time.sleep(1.0)
+    if wait and not dry_run and not offline:
+        report = wait_converged(c, members, parse_duration(timeout), verbose_runs=True)
+    else:
+        deadline = time.monotonic() + parse_duration(timeout) if wait else None
+        with state_lock(store.root) if not dry_run else _nullcontext():
+            attempt = 0
+            while True:
+                attempt += 1
+                now = c.now if attempt == 1 else _wall_now(c)
+                report = run(store, RunOptions(now=now, offline=offline, dry_run=dry_run), members)
+                _print_report(c, report, dry_run)
+                if not wait or dry_run or not report.changes:
+                    break
+                if time.monotonic() > deadline:
+                    raise CLIError(f"timed out after {timeout} waiting for the state to converge", ExitCode.NOT_CONVERGED)
+                time.sleep(1.0)
     if report.member_errors:
         raise CLIError(f"{len(report.member_errors)} member cluster(s) failed: " +
                        ", ".join(sorted(report.member_errors)), ExitCode.MEMBER_FAILURE)
+
+
+def wait_converged(c: Context, members, timeout: float, verbose_runs: bool = False):
+    """Online runs until the members have settled (``reconcile --wait``, ``demo``): every binding
+    scheduled, fully applied and healthy, and a run that changes nothing
+    (``karmactl.reconcile.run_until_converged``). Each warning or member error is printed once.
+
+    Returns the last run's report. Raises CLIError (exit 4) on timeout.
+    """
+    from karmactl.reconcile import run_until_converged
+
+    said: set = set()
+    last: list = []
+
+    def on_run(runs, report, ok, why):
+        last[:] = [report]
+        if verbose_runs:
+            for e in report.events:
+                err(e)
+        for line in [f"warning: {w}" for w in report.warnings] + \
+                [f"member {cl}: {msg}" for cl, msg in sorted(report.member_errors.items())]:
+            if line not in said:  # each problem once, not once a run
+                said.add(line)
+                err(line)
+        if report.changes or why not in said:
+            said.add(why)
+            err(f"reconcile #{runs}: {len(report.changes)} file(s) changed" + ("" if ok else f"; waiting: {why}"))
+
+    try:
+        run_until_converged(store_of(c), lambda: _wall_now(c), members, timeout, on_run=on_run,
+                            locked=lambda: state_lock(store_of(c).root))
+    except TimeoutError as exc:
+        raise CLIError(f"did not converge within {timeout:g}s: {exc}", ExitCode.NOT_CONVERGED) from None
+    return last[0]
 
 
 def _wall_now(c: Context) -> str:

@@ -198,45 +198,6 @@ def _members_layer(c: Context):
     return MemberLayer.from_context(c)
 
 
-def unjoin_pass(before, name: str, now: str, members, report):
-    """One unjoin attempt over a loaded snapshot; pure apart from the member layer's I/O.
-
-    1. The Cluster is seen as terminating (``metadata.deletionTimestamp``), so the scheduler moves
-       bindings away from it; members are probed and the control plane computed.
-    2. Every Work of its execution space (``karmada-es-<name>``, namespace Works included) is
-       marked terminating (or dropped when never applied) and the member layer executes: member
-       copies are deleted while the member is Ready, and those Works dropped.
-    3. The control plane is computed again without the Cluster (and its status overlay).
-
-    Returns:
-        ``(after, remaining)``: the snapshot to write and the keys of Works still in the execution
-        space (their member copies could not be deleted).
-    """
-    from karmactl.api.snapshot import Snapshot
-    from karmactl.controllers.binding import delete_work
-    from karmactl.reconcile import compute
-
-    key = CLUSTER_KEY + (name,)
-    cluster = before.user[key]
-    user = dict(before.user)
-    user[key] = dict(cluster, metadata=dict(cluster["metadata"], deletionTimestamp=now))
-    snap = Snapshot(before.registry, user, before.sources, dict(before.overlays), dict(before.bindings),
-                    dict(before.works))
-    if members is not None:
-        snap = members.probe(snap, now, report)
-    snap = compute(snap, now, report=report)
-    for wkey in _execution_works(snap, name):
-        snap.set_work(wkey, delete_work(snap.works[wkey], now))
-    if members is not None:
-        snap = members.execute(snap, now, report)
-    user = {k: v for k, v in snap.user.items() if k != key}
-    sources = {k: v for k, v in snap.sources.items() if k != key}
-    after = Snapshot(snap.registry, user, sources, dict(snap.overlays), dict(snap.bindings), dict(snap.works))
-    after.set_overlay(key, None)
-    after = compute(after, now, report=report)
-    return after, _execution_works(after, name)
-
-
 def unjoin_cluster(c: Context, name: str, force: bool = False, wait: float = 60.0, dry_run: bool = False,
                    quiet: bool = False) -> list:
     """Remove a Push member: delete its member copies, drop its Works, remove its Cluster file.
@@ -255,7 +216,7 @@ def unjoin_cluster(c: Context, name: str, force: bool = False, wait: float = 60.
             cluster (exit 2); member copies remain after ``wait`` without ``force`` (exit 3).
         InputError / NotConvergedError: from the run.
     """
-    from karmactl.reconcile import RunReport, load
+    from karmactl.reconcile import RunReport, load, unjoin_pass
     from karmactl.store import edit
     from karmactl.store.fsio import state_lock
 
@@ -598,61 +559,10 @@ def _default_manifests() -> Path:
     raise CLIError("no sample manifests found (looked for ./manifests/nginx and the karmactl source tree); pass --manifests DIR")
 
 
-def converged(snap) -> tuple[bool, str]:
-    """Whether every binding is scheduled, fully applied and healthy in every target cluster.
-
-    Returns ``(ok, what is still missing)``.
-    """
-    for key in sorted(snap.bindings):
-        b = snap.bindings[key]
-        conds = {x.get("type"): x.get("status") for x in (b.get("status") or {}).get("conditions") or []}
-        name = f"{key[2]}/{key[3]}" if key[2] else key[3]
-        if conds.get("Scheduled") != "True":
-            return False, f"binding {name} not scheduled"
-        if conds.get("FullyApplied") != "True":
-            return False, f"binding {name} not fully applied"
-        for item in (b.get("status") or {}).get("aggregatedStatus") or []:
-            if item.get("health") != "Healthy":
-                return False, f"binding {name}: {item.get('clusterName')} is {item.get('health') or 'not reported'}"
-    return bool(snap.bindings), "no bindings" if not snap.bindings else ""
-
-
-def reconcile_until_converged(c: Context, timeout: float = 60.0, interval: float = 0.5, members=None) -> int:
-    """Online runs (``karmactl.reconcile.run``) until a run changes nothing and :func:`converged`.
-
-    Returns the number of runs. Raises CLIError (exit 4) on timeout.
-    """
-    from karmactl.reconcile import RunOptions, run
-    from karmactl.store.fsio import state_lock
-
-    store = _store(c)
-    members = members or _members_layer(c)
-    deadline = time.monotonic() + timeout
-    runs, why, said = 0, "", set()
-    while True:
-        runs += 1
-        with state_lock(store.root):
-            report = run(store, RunOptions(now=_now(c), offline=False), members)
-        for line in [f"warning: {w}" for w in report.warnings] + \
-                [f"member {cl}: {msg}" for cl, msg in sorted(report.member_errors.items())]:
-            if line not in said:  # each problem once, not once a run
-                said.add(line)
-                err(line)
-        ok, why = converged(report.after)
-        if report.changes or why not in said:
-            said.add(why)
-            err(f"reconcile #{runs}: {len(report.changes)} file(s) changed" + ("" if ok else f"; waiting: {why}"))
-        if ok and not report.changes:
-            return runs
-        if time.monotonic() > deadline:
-            raise CLIError(f"the demo did not converge within {timeout:g}s: {why or 'still changing'}", ExitCode.NOT_CONVERGED)
-        time.sleep(interval)
-
-
 def demo(c: Context, manifests: Path | None = None, count: int = 3, timeout: float = 60.0) -> None:
     """local-up, apply the sample, reconcile until converged, then show clusters, bindings, Works,
     the member copies and the kubectl command to look at member2 directly."""
-    from karmactl.cli.commands import apply_cmd, get_cmd
+    from karmactl.cli.commands import apply_cmd, get_cmd, wait_converged
 
     manifests = manifests or _default_manifests()
     if not Path(manifests).exists():
@@ -662,7 +572,7 @@ def demo(c: Context, manifests: Path | None = None, count: int = 3, timeout: flo
     err(f"== apply -f {manifests}")
     apply_cmd(c, [str(manifests)], True, False)
     err("== reconcile until converged")
-    reconcile_until_converged(c, timeout)
+    wait_converged(c, _members_layer(c), timeout)
 
     def show(title: str, *args, **kw):
         out(f"\n$ karmactl {title}")

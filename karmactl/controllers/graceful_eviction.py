@@ -34,7 +34,6 @@ non-``Directly`` task clusters and deletes the others (``karmactl/controllers/bi
 from __future__ import annotations
 
 from karmactl.api.objects import bump_generation, parse_time, seconds_between
-from karmactl.controllers.registry import register
 
 HEALTHY = "Healthy"
 
@@ -194,4 +193,3 @@ def step(loaded, out, now: str, ctx) -> bool:
     return changed
 
 
-register("scheduled", step)

@@ -9,7 +9,6 @@ Runs in phase ``status`` after :mod:`karmactl.controllers.binding_status`.
 from __future__ import annotations
 
 from karmactl.api.kinds import group_of
-from karmactl.controllers.registry import register
 from karmactl.controllers.templates import merged_view, new_overlay
 
 
@@ -73,6 +72,5 @@ def step(loaded, out, now: str, ctx) -> bool:
     return changed
 
 
-register("status", step)
 
 __all__ = ["step", "template_status"]

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from karmactl.api.kinds import KindInfo, KindRegistry, group_of
+from karmactl.api.objects import describe_key
 from karmactl.api.snapshot import Snapshot
 from karmactl.store import yamlio
 from karmactl.store.fsio import TreeWriter, ensure_runtime_dir, write_atomic
@@ -79,12 +80,6 @@ def key_of(obj: dict) -> Key:
     """(group, kind, namespace, name) of an object dict."""
     m = obj.get("metadata") or {}
     return (group_of(obj.get("apiVersion", "")), obj.get("kind", ""), m.get("namespace") or "", m.get("name", ""))
-
-
-def describe_key(key: Key) -> str:
-    """``Deployment default/nginx`` / ``Cluster member1``."""
-    _, kind, ns, name = key
-    return f"{kind} {ns}/{name}" if ns else f"{kind} {name}"
 
 
 @dataclass
