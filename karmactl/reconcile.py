@@ -73,7 +73,6 @@ class RunReport:
     member_writes: int = 0
     member_changes: list = field(default_factory=list)
     after: Snapshot | None = None
-    member_changes: list = field(default_factory=list)
 
 
 class Members(Protocol):
