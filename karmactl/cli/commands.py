@@ -52,6 +52,10 @@ def read_inputs(paths: list[str], recursive: bool) -> list[tuple[dict, str, int,
     return found
 
 
+COMPUTED_KINDS = {("work.karmada.io", "ResourceBinding"), ("work.karmada.io", "ClusterResourceBinding"),
+                  ("work.karmada.io", "Work")}
+
+
 def apply_cmd(c: Context, paths: list[str], recursive: bool, dry_run: bool) -> None:
     from karmactl.reconcile import normalize_object
     from karmactl.store import edit
@@ -68,6 +72,11 @@ def apply_cmd(c: Context, paths: list[str], recursive: bool, dry_run: bool) -> N
         for obj, display, i, line in inputs:
             info = check_object(obj, store.registry, display, line)
             key = key_of(obj)
+            if key[:2] in COMPUTED_KINDS:
+                raise InputError(f"{info.kind}s are computed by `karmactl reconcile` and cannot be applied; to record "
+                                 f"what a member reports about a workload, use `karmactl observe KIND/NAME --cluster "
+                                 f"CLUSTER --health Healthy|Unhealthy [--status-file F]`", display, line,
+                                 f"{info.kind} {key[3]}", "kind")
             if key in seen:
                 raise InputError(f"duplicate object: also in {seen[key]}", display, line, f"{info.kind} {key[3]}")
             seen[key] = f"{display}:{line}"

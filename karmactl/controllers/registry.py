@@ -13,6 +13,7 @@ The order is Karmada's flow of one object through its controllers (semantics §1
 cluster status, remedy,     what is known of each member cluster (conditions, taints)
 cluster taints
 detector                    template -> policy -> ResourceBinding
+binding status              the workload status observed in this run, into the bindings
 taint manager,              evictions decided on this pass's clusters and workload health
 application failover
 scheduler                   placement (``spec.clusters``)
@@ -49,6 +50,8 @@ PIPELINE: tuple[Step, ...] = (
     Step("cluster-taints", "pkg/controllers/cluster/cluster_controller.go (taintClusterByCondition), "
                            "pkg/controllers/taint/taint_controller.go", cluster_taints.step),
     Step("detector", "pkg/detector/detector.go", detector.step),
+    # the status observed on the members reaches the bindings before anything decides on it
+    Step("binding-status", "pkg/controllers/status/rb_status_controller.go", binding_status.step),
     Step("taint-manager", "pkg/controllers/cluster/taint_manager.go", taint_manager.step),
     Step("application-failover", "pkg/controllers/applicationfailover/", application_failover.step),
     Step("scheduler", "pkg/scheduler/scheduler.go", scheduling.step),

@@ -1,7 +1,10 @@
 """Local member clusters: a small Kubernetes API server for the official client and kubectl.
 
 ``MemberServer`` is the in-process API (see :mod:`karmactl.emulator.server`);
-``python -m karmactl.emulator serve`` runs one as a background process.
+``python -m karmactl.emulator serve`` runs one as a background process. :mod:`karmactl.emulator.local`
+supervises ``local-up``'s member processes: emulators, or real kube-apiservers on etcd with
+:mod:`karmactl.emulator.status_writer` writing workload status and creating Nodes as the fake
+controller does.
 
 Known limits (deliberate simplifications):
 
