@@ -57,6 +57,12 @@ class RunReport:
 
     ``after`` is the computed snapshot; it is None for a large offline run, which is computed
     and written by several processes (:func:`_run_sharded`).
+
+    ``member_changes`` is what an online dry run would do to member copies: ``[{"cluster": str,
+    "action": "create"|"update"|"delete", "ref": "Deployment default/nginx" (cluster-scoped:
+    "ClusterRole name"), "current": dict|None (the member copy as read), "desired": dict|None
+    (what the run would apply)}]``; ``karmactl plan --online`` renders it
+    (``karmactl/cli/diffing.py``).
     """
 
     changes: list = field(default_factory=list)

@@ -337,15 +337,45 @@ def _print_report(c: Context, report, dry_run: bool) -> None:
         err(f"reconciled: {len(report.changes)} file(s) changed in {report.passes} pass(es)")
 
 
-def plan_cmd(c: Context, offline: bool) -> None:
+def plan_cmd(c: Context, offline: bool, output: str | None = None) -> None:
+    """``karmactl plan`` / ``diff``: a dry run, printed as ``kubectl diff`` prints (one unified
+    diff per changed computed object and, online, per member copy; ``karmactl/cli/diffing.py``).
+
+    Args:
+        offline: compute from the files only; online also reads the members.
+        output: None (diffs, or ``KARMACTL_EXTERNAL_DIFF``'s output) or ``name`` (the changed
+            objects' kubectl diff file names, one per line).
+
+    Raises:
+        SystemExit: code 1 when there are differences (kubectl diff's convention).
+        CLIError: a bad ``-o`` (exit 2) or external diff program (exit 2).
+        InputError: an invalid state directory (exit 2).
+    """
+    import os
+
+    from karmactl.cli import diffing
     from karmactl.reconcile import RunOptions, run
 
-    report = run(store_of(c), RunOptions(now=c.now, offline=offline, dry_run=True), _members_layer(c, offline))
+    if output not in (None, "name"):
+        raise CLIError(f'unable to match a printer suitable for the output format "{output}", allowed formats are: name')
+    store = store_of(c)
+    report = run(store, RunOptions(now=c.now, offline=offline, dry_run=True), _members_layer(c, offline))
     for w in report.warnings:
         err(f"warning: {w}")
-    for action, path in report.changes:
-        out(f"{action:7} {path}")
-    if report.changes:
+    for cluster, msg in sorted(report.member_errors.items()):
+        err(f"member {cluster}: {msg}")
+    diffs = diffing.computed_diffs(store, report) + diffing.member_diffs(report.member_changes)
+    external = os.environ.get(diffing.EXTERNAL_DIFF_ENV)
+    if output == "name":
+        names = [d.name for d in diffs if d.differs()]
+        for name in names:
+            out(name)
+        differs = bool(names)
+    elif external:
+        differs = bool(diffs) and diffing.run_external(external, diffs)
+    else:
+        differs = diffing.print_unified(diffs, colour=c.stdout_tty and not os.environ.get("NO_COLOR"))
+    if differs:
         raise SystemExit(int(ExitCode.CHANGES))
 
 

@@ -1,0 +1,28 @@
+"""`karmactl plan --online`: the member copies a run would change, diffed per cluster, nothing sent."""
+from __future__ import annotations
+
+from .conftest import MANIFESTS, binding_ready, reconcile_until
+
+MEMBER_HEADER = "member{n}/apps/v1, Kind=Deployment default/nginx"
+
+
+def test_online_plan_diffs_member_copies_and_sends_nothing(state, cli, members, member_layer, tmp_path):
+    servers = [members.start("member1"), members.start("member2")]
+    cli.ok("apply", "-f", str(MANIFESTS / "nginx"))
+    reconcile_until(cli, lambda: binding_ready(state, "default", "nginx-deployment"))
+    assert cli("plan", "--online")[:2] == (0, "")
+
+    changed = tmp_path / "deployment.yaml"
+    changed.write_text((MANIFESTS / "nginx" / "deployment.yaml").read_text().replace("image: nginx\n", "image: nginx:1.1\n"))
+    cli.ok("apply", "-f", str(changed))
+    writes = [srv.write_count() for srv in servers]
+    code, out, _err = cli("plan", "--online")
+    assert code == 1
+    for n in (1, 2):
+        member = out[out.index(f"--- {MEMBER_HEADER.format(n=n)}\n+++ {MEMBER_HEADER.format(n=n)}\n"):]
+        assert "\n-      - image: nginx\n+      - image: nginx:1.1\n" in member.split("\n--- ", 1)[0]
+    assert "resourceVersion" not in out.split("--- member1/", 1)[1]
+    assert [srv.write_count() for srv in servers] == writes
+
+    code, offline, _err = cli("plan")
+    assert code == 1 and "--- member" not in offline and "+            - image: nginx:1.1\n" in offline
