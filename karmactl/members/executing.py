@@ -215,16 +215,12 @@ def _execute_work(cluster: str, key, work: dict, copies: MemberCopies, now: str,
         return X.with_applied(work, 0, 1, [plan.error], now)
     if plan.action in ("create", "update"):
         if dry_run:
-            _plan_change(out, cluster, plan.action, manifest, obj, plan.body)
+            _plan_change(out, cluster, plan.action, manifest, obj, _server_dry_run(copies, r, ns, name, plan))
             return work
         try:
             if r.namespaced and ns:
                 _ensure_namespace(copies, ns, out, verbose, cluster)
-            if plan.action == "create":
-                obj = copies.client.call("PATCH", r.path(ns, name), plan.body, "application/apply-patch+yaml",
-                                         [("fieldManager", X.FIELD_MANAGER), ("force", "true")])
-            else:
-                obj = copies.client.call("PUT", r.path(ns, name), plan.body, query=[("fieldManager", X.FIELD_MANAGER)])
+            obj = _write(copies, r, ns, name, plan)
         except MemberApiError as exc:
             return X.with_applied(work, 0, 1, [exc.message], now)
         obj.setdefault("apiVersion", r.group_version)
@@ -236,6 +232,25 @@ def _execute_work(cluster: str, key, work: dict, copies: MemberCopies, now: str,
     if obj is not None:
         work = work_status.with_annotation(work, C.APPLIED_VERSION_ANNOTATION, X.object_version(obj))
     return X.with_applied(work, 1, 1, [], now)
+
+
+def _write(copies: MemberCopies, r, ns: str, name: str, plan, dry_run: bool = False) -> dict:
+    """Send a create (server-side apply) or an update (replace); with ``dry_run`` the member
+    answers what it would store (``dryRun=All``) and stores nothing."""
+    query = [("fieldManager", X.FIELD_MANAGER)] + ([("dryRun", "All")] if dry_run else [])
+    if plan.action == "create":
+        return copies.client.call("PATCH", r.path(ns, name), plan.body, "application/apply-patch+yaml",
+                                  query + [("force", "true")])
+    return copies.client.call("PUT", r.path(ns, name), plan.body, query=query)
+
+
+def _server_dry_run(copies: MemberCopies, r, ns: str, name: str, plan) -> dict:
+    """What the member would store for ``plan`` (its defaults filled in, as ``kubectl diff`` shows),
+    or the body karmactl would send when the member cannot answer (e.g. its namespace is missing)."""
+    try:
+        return _write(copies, r, ns, name, plan, dry_run=True)
+    except MemberApiError:
+        return plan.body
 
 
 def _collect(work: dict, manifest: dict, obj: dict | None, interpreter, now: str) -> dict:

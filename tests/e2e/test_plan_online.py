@@ -15,14 +15,17 @@ def test_online_plan_diffs_member_copies_and_sends_nothing(state, cli, members, 
     changed = tmp_path / "deployment.yaml"
     changed.write_text((MANIFESTS / "nginx" / "deployment.yaml").read_text().replace("image: nginx\n", "image: nginx:1.1\n"))
     cli.ok("apply", "-f", str(changed))
-    writes = [srv.write_count() for srv in servers]
+    versions = [srv.get_object("apps/v1", "Deployment", "default", "nginx")["metadata"]["resourceVersion"]
+                for srv in servers]
     code, out, _err = cli("plan", "--online")
     assert code == 1
     for n in (1, 2):
         member = out[out.index(f"--- {MEMBER_HEADER.format(n=n)}\n+++ {MEMBER_HEADER.format(n=n)}\n"):]
         assert "\n-      - image: nginx\n+      - image: nginx:1.1\n" in member.split("\n--- ", 1)[0]
     assert "resourceVersion" not in out.split("--- member1/", 1)[1]
-    assert [srv.write_count() for srv in servers] == writes
+    # the members were asked what they would store (server-side dry run), nothing was changed
+    assert [srv.get_object("apps/v1", "Deployment", "default", "nginx")["metadata"]["resourceVersion"]
+            for srv in servers] == versions
 
     code, offline, _err = cli("plan")
     assert code == 1 and "--- member" not in offline and "+            - image: nginx:1.1\n" in offline

@@ -212,6 +212,14 @@ def test_changes_made_on_a_member_are_undone_and_retained_fields_kept(cli, state
     copy = members.deploy("member1")
     assert copy["spec"]["replicas"] == 7 and copy["spec"]["minReadySeconds"] == 5
 
+    # plan says so beforehand, and changes nothing
+    code, out, err = cli("plan", "--online", "--now", at(15))
+    assert code == 1, err
+    member = out[out.index("--- member1/apps/v1, Kind=Deployment default/nginx"):]
+    assert "-  replicas: 7\n+  replicas: 3\n" in member
+    assert "-        - name: EXTRA\n" in member and "-  minReadySeconds: 5\n" in member
+    assert members.deploy("member1")["spec"]["replicas"] == 7
+
     members.clear_logs()
     reconcile(cli, 20)
     copy = members.deploy("member1")
