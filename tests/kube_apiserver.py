@@ -21,8 +21,25 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-TOOL = REPO.parent / "shared" / "tools" / "kube-apiserver"
-KARMADA_CRDS = REPO.parent / "shared" / "data" / "karmada-crds"
+
+
+def _shared_dir() -> Path:
+    """``../shared`` beside the checkout; for a git worktree (``.git`` is a file naming
+    ``<main>/.git/worktrees/<name>``), beside the main checkout when not beside the worktree."""
+    beside = REPO.parent / "shared"
+    git = REPO / ".git"
+    if beside.is_dir() or not git.is_file():
+        return beside
+    gitdir = Path(git.read_text().split("gitdir:", 1)[-1].strip())
+    if not gitdir.is_absolute():
+        gitdir = (REPO / gitdir).resolve()
+    main = gitdir.parent.parent.parent  # <main>/.git/worktrees/<name> -> <main>
+    return main.parent / "shared"
+
+
+SHARED = _shared_dir()
+TOOL = SHARED / "tools" / "kube-apiserver"
+KARMADA_CRDS = SHARED / "data" / "karmada-crds"
 START_TIMEOUT = 120  # seconds for start.sh (cold start unpacks 105 MiB; busy machines are slow)
 
 
