@@ -150,6 +150,8 @@ class Handler(BaseHTTPRequestHandler):
         data = body if isinstance(body, bytes) else (
             body.encode() if isinstance(body, str) else json.dumps(body).encode())
         self._status = code
+        if getattr(self, "_pending_log", None) is not None:
+            self._log_request()
         self.send_response(code)
         for warning in getattr(self, "_warnings", ()):
             self.send_header("Warning", '299 - "%s"' % warning.replace('"', '\\"'))
@@ -166,6 +168,7 @@ class Handler(BaseHTTPRequestHandler):
     def _dispatch(self, method: str) -> None:
         self._status = 0
         self._warnings: list[str] = []
+        self._pending_log: dict | None = None
         parts = urlsplit(self.path)
         path = parts.path.rstrip("/") or "/"
         query = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
@@ -178,7 +181,8 @@ class Handler(BaseHTTPRequestHandler):
                 self._send_error(e)
             return
         hooks = self.member.hooks
-        start = time.time()
+        self._pending_log = {"method": method, "path": path, "query": parts.query,
+                             "content_type": self.headers.get("Content-Type", ""), "time": time.time()}
         try:
             hooks.delay()
             if hooks.health == "broken":
@@ -193,10 +197,14 @@ class Handler(BaseHTTPRequestHandler):
         except Exception as e:  # a bug in the emulator: answer like kube-apiserver would
             self._send_error(ApiError(500, "InternalError", f"Internal error occurred: {type(e).__name__}: {e}"))
         finally:
-            self.member.request_log_obj.add({
-                "method": method, "path": path, "query": parts.query,
-                "content_type": self.headers.get("Content-Type", ""), "status": self._status,
-                "time": start})
+            self._log_request()
+
+    def _log_request(self) -> None:
+        """Add this request to the member's request log, once: from :meth:`_send` before the
+        response leaves (so a client that got its answer finds its request logged), else at the end."""
+        entry, self._pending_log = self._pending_log, None
+        if entry is not None:
+            self.member.request_log_obj.add({**entry, "status": self._status})
 
     # ---- routing ---------------------------------------------------------------------------------
 
