@@ -69,6 +69,12 @@ def _pod_spec(node: dict) -> None:
                         _set(port, "hostPort", port.get("containerPort"))
 
 
+def _pod(node: dict) -> None:
+    spec = node.get("spec")
+    if isinstance(spec, dict):
+        _set(spec, "enableServiceLinks", True)
+
+
 def _probe(node: dict) -> None:
     _set(node, "timeoutSeconds", 1)
     _set(node, "periodSeconds", 10)
@@ -132,6 +138,7 @@ DEFINITION_DEFAULTS: dict[str, Callable[[dict], None]] = {
     "io.k8s.api.core.v1.Container": _container,
     "io.k8s.api.core.v1.EphemeralContainer": _container,
     "io.k8s.api.core.v1.ContainerPort": _container_port,
+    "io.k8s.api.core.v1.Pod": _pod,
     "io.k8s.api.core.v1.PodSpec": _pod_spec,
     "io.k8s.api.core.v1.PodTemplateSpec": _template_meta,
     "io.k8s.api.core.v1.Probe": _probe,
@@ -204,7 +211,11 @@ DEFINITION_DEFAULTS.update({
 
 # ---- batch/v1 (pkg/apis/batch/v1/defaults.go) ------------------------------------------------------
 
-def _job_spec(node: dict) -> None:
+def _job(job: dict) -> None:
+    # SetDefaults_Job works on a Job, so a CronJob's jobTemplate is not defaulted this way.
+    if not isinstance(job.get("spec"), dict):
+        return
+    node = job["spec"]
     if node.get("completions") is None and node.get("parallelism") is None:
         node["completions"] = 1
     _set(node, "parallelism", 1)
@@ -224,7 +235,8 @@ def _cron_job_spec(node: dict) -> None:
 
 
 DEFINITION_DEFAULTS.update({
-    "io.k8s.api.batch.v1.JobSpec": _job_spec,
+    "io.k8s.api.batch.v1.Job": _job,
+    "io.k8s.api.batch.v1.JobTemplateSpec": _template_meta,
     "io.k8s.api.batch.v1.CronJobSpec": _cron_job_spec,
 })
 
