@@ -21,6 +21,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import orjson
+
 from . import tables
 from .hooks import FakeController, HookState, RequestLog, describe, node_object
 from .resources import SERVER_VERSION, Catalogue, ResourceType
@@ -148,7 +150,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _send(self, code: int, body: Any, content_type: str = "application/json") -> None:
         data = body if isinstance(body, bytes) else (
-            body.encode() if isinstance(body, str) else json.dumps(body).encode())
+            body.encode() if isinstance(body, str) else orjson.dumps(body))
         self._status = code
         if getattr(self, "_pending_log", None) is not None:
             self._log_request()
@@ -524,7 +526,7 @@ class Handler(BaseHTTPRequestHandler):
                 if table:
                     obj = tables.table(rt, [obj], obj["metadata"].get("resourceVersion", ""),
                                        query.get("includeObject", "Metadata"))
-                line = json.dumps({"type": ev["type"], "object": obj}).encode() + b"\n"
+                line = orjson.dumps({"type": ev["type"], "object": obj}) + b"\n"
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(line), line))
                 self.wfile.flush()
             self.wfile.write(b"0\r\n\r\n")
