@@ -11,6 +11,8 @@ in which case it fails.
 """
 from __future__ import annotations
 
+import hashlib
+import lzma
 import os
 import platform
 import shutil
@@ -21,26 +23,13 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def _shared_dir() -> Path:
-    """``../shared`` beside the checkout; for a git worktree (``.git`` is a file naming
-    ``<main>/.git/worktrees/<name>``), beside the main checkout when not beside the worktree."""
-    beside = REPO.parent / "shared"
-    git = REPO / ".git"
-    if beside.is_dir() or not git.is_file():
-        return beside
-    gitdir = Path(git.read_text().split("gitdir:", 1)[-1].strip())
-    if not gitdir.is_absolute():
-        gitdir = (REPO / gitdir).resolve()
-    main = gitdir.parent.parent.parent  # <main>/.git/worktrees/<name> -> <main>
-    return main.parent / "shared"
-
-
-SHARED = _shared_dir()
+# ../shared beside the checkout; a git worktree under <main>/../wt/<name> finds it two levels up
+SHARED = next((base / "shared" for base in REPO.parents if (base / "shared" / "tools" / "kube-apiserver").is_dir()),
+              REPO.parent / "shared")
 TOOL = SHARED / "tools" / "kube-apiserver"
 KARMADA_CRDS = SHARED / "data" / "karmada-crds"
 START_TIMEOUT = 120  # seconds for start.sh (cold start unpacks 105 MiB; busy machines are slow)
+ARTIFACT = "kube-apiserver-v1.20.2-linux-amd64"
 
 
 def unavailable_reason() -> str | None:
@@ -102,3 +91,39 @@ def start_member(name: str, directory: Path) -> RealMember:
     kubeconfig = Path(res.stdout.strip().splitlines()[-1])
     env = dict(line.split("=", 1) for line in (directory / "member.env").read_text().splitlines() if "=" in line)
     return RealMember(name=name, dir=directory, kubeconfig=kubeconfig, server=env["SERVER"])
+
+
+def binary() -> Path:
+    """The decompressed kube-apiserver binary (call :func:`require_or_skip` first), for tests that
+    give karmactl the path itself (``local-up --kube-apiserver PATH``).
+
+    Shares ``start.sh``'s cache (``$KUBE_APISERVER_CACHE``, else ``${XDG_CACHE_HOME:-~/.cache}/kube-apiserver``,
+    file ``kube-apiserver-v1.20.2-<first 12 of sha256>``); unpacks the ``.xz`` there when missing,
+    checking the sha256 of ``SHA256SUMS`` and renaming atomically as start.sh does.
+
+    Raises:
+        RuntimeError: no checksum for the artifact, or the unpacked binary does not match it.
+    """
+    sums = {name: digest for digest, name in (line.split() for line in (TOOL / "SHA256SUMS").read_text().splitlines()
+                                              if line.strip())}
+    sha = sums.get(ARTIFACT)
+    if not sha:
+        raise RuntimeError(f"no checksum for {ARTIFACT} in {TOOL / 'SHA256SUMS'}")
+    cache = Path(os.environ.get("KUBE_APISERVER_CACHE")
+                 or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kube-apiserver")
+    path = cache / f"kube-apiserver-v1.20.2-{sha[:12]}"
+    if os.access(path, os.X_OK):
+        return path
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = cache / f".kube-apiserver.{os.getpid()}"
+    digest = hashlib.sha256()
+    with lzma.open(TOOL / f"{ARTIFACT}.xz") as src, open(tmp, "wb") as dst:
+        while chunk := src.read(1 << 20):
+            digest.update(chunk)
+            dst.write(chunk)
+    if digest.hexdigest() != sha:
+        tmp.unlink()
+        raise RuntimeError(f"checksum mismatch for {ARTIFACT}: {digest.hexdigest()}")
+    tmp.chmod(0o755)
+    os.replace(tmp, path)
+    return path
