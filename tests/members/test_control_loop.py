@@ -271,3 +271,27 @@ def test_a_replace_that_meets_a_newer_member_copy_is_planned_again(cli, state, m
     assert len(puts) == 2  # the first met the newer copy (409), the second carried its resourceVersion
     w = acted.works[("work.karmada.io", "Work", "karmada-es-member1", "nginx-687f7fb96f")]
     assert next(c for c in w["status"]["conditions"] if c["type"] == "Applied")["status"] == "True"
+
+
+def test_a_secret_written_with_string_data_is_applied_once(cli, state, members):
+    """The API server folds stringData into data; so does karmactl's template, and a settled
+    Secret is not sent again on every run."""
+    write(state / "secret.yaml", """
+        apiVersion: v1
+        kind: Secret
+        metadata: {name: creds, namespace: default}
+        stringData: {password: s3cret}
+        """)
+    write(state / "policies" / "secret.yaml", """
+        apiVersion: policy.karmada.io/v1alpha1
+        kind: PropagationPolicy
+        metadata: {name: creds, namespace: default}
+        spec:
+          resourceSelectors: [{apiVersion: v1, kind: Secret, name: creds}]
+          placement: {clusterAffinity: {clusterNames: [member1]}}
+        """)
+    reconcile(cli, 0)
+    assert members["member1"].get_object("v1", "Secret", "default", "creds")["data"] == {"password": "czNjcmV0"}
+    members.clear_logs()
+    reconcile(cli, 10)
+    assert members.writes()["member1"] == []
