@@ -188,7 +188,11 @@ def compute(snap: Snapshot, now: str, report: RunReport | None = None,
         InputError: invalid settings.
     """
     report = report if report is not None else RunReport()
-    ctx = StepContext(settings=settings_of(snap), warnings=report.warnings, events=report.events, observed=observed)
+    from karmactl.interpreter import Interpreter
+
+    interpreter = Interpreter.for_snapshot(snap, now)
+    ctx = StepContext(settings=settings_of(snap), warnings=report.warnings, events=report.events, observed=observed,
+                      interpreter=interpreter)
     out = snap.copy_computed()
     for passes in range(1, MAX_PASSES + 1):
         ctx.passes = passes
@@ -196,6 +200,8 @@ def compute(snap: Snapshot, now: str, report: RunReport | None = None,
         for step in PIPELINE:
             changed = bool(step.run(snap, out, now, ctx)) or changed
         report.passes = passes
+        for line in interpreter.failures:
+            ctx.warn(line)
         if not changed:
             return out
     raise NotConvergedError(f"the control plane did not converge after {MAX_PASSES} passes")

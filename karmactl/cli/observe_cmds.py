@@ -103,7 +103,7 @@ def observe_cmd(c: Context, target: str, cluster: str, health: str | None, statu
         metadata = dict(manifest.get("metadata") or {})
         metadata["generation"] = (status or {}).get("observedGeneration") or 1
         member_obj = dict(manifest, metadata=metadata, status=status or {})
-        entry = work_status.manifest_status(manifest, member_obj, interpreter)
+        entry = work_status.manifest_status(manifest, member_obj, interpreter.Interpreter.for_snapshot(snap))
         if status is None:
             entry.pop("status", None)
         if health is not None:
