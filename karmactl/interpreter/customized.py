@@ -189,8 +189,11 @@ class Interpreter:
 
         merged = deepcopy(desired)
         retain._retain_cluster_fields(merged, observed)
-        (out,) = self._call(rule, "retention", desired, 1, merged, observed)
-        return self._object(rule, "retention", desired, out, merged, observed)
+        return self._lua_retain(rule, merged, observed)
+
+    def _lua_retain(self, rule, desired: dict, observed: dict) -> dict:
+        (out,) = self._call(rule, "retention", desired, 1, desired, observed)
+        return self._object(rule, "retention", desired, out, desired, observed)
 
     def reflect_status(self, obj: dict) -> dict | None:
         """What a member object reports into ``manifestStatuses[].status``: Lua ``ReflectStatus(obj)``
@@ -208,9 +211,12 @@ class Interpreter:
         rule = self._custom(*gvk(template), "statusAggregation")
         if rule is None:
             return aggregate.aggregate_status(template, items, now=now)
+        return self._lua_aggregate(rule, template, items).get("status") or {}
+
+    def _lua_aggregate(self, rule, template: dict, items) -> dict:
         lua_items = [{k: i[k] for k in _ITEM_FIELDS if k in i} for i in items or []]
         (out,) = self._call(rule, "statusAggregation", template, 1, template, lua_items)
-        return self._object(rule, "statusAggregation", template, out).get("status") or {}
+        return self._object(rule, "statusAggregation", template, out)
 
     def interpret_health(self, obj: dict) -> str | None:
         """``"Healthy"``/``"Unhealthy"`` from Lua ``InterpretHealth(obj)`` (a boolean) when
@@ -250,6 +256,68 @@ class Interpreter:
         for ref in refs:
             unique.setdefault(repr(sorted(ref.items())), ref)
         return sorted(unique.values(), key=dependencies._sort_key)
+
+
+    # ------------------------------------------------------------------ karmadactl interpret
+
+    def run_rule(self, operation: str, desired: dict | None = None, observed: dict | None = None,
+                 status: list | None = None, replica: int = 0) -> list[tuple[str, object]]:
+        """One customized operation as ``karmadactl interpret --operation`` runs it
+        (``pkg/util/interpreter/rule.go``): ``[(result name, value)]``, e.g.
+        ``[("replica", 2), ("requires", None)]``, ``[("healthy", True)]``, ``[("retained", obj)]``.
+
+        ``operation`` is a karmadactl operation name (``Retain``, ``InterpretReplica``,
+        ``ReviseReplica``, ``InterpretStatus``, ``AggregateStatus``, ``InterpretHealth``,
+        ``InterpretDependency``; any case). Retain takes ``desired`` and ``observed``; the others
+        one object, ``desired`` or ``observed``.
+
+        Raises:
+            InterpreterError: unknown operation, missing or doubled inputs, the kind has no
+                customization for the operation ("rule is not enabled"), or the script fails.
+        """
+        field = operation_field(operation)
+        if field == "retention":
+            if desired is None:
+                raise InterpreterError("desired, desired-file options are not set")
+            if observed is None:
+                raise InterpreterError("observed, observed-file options are not set")
+            obj = desired
+        else:
+            if desired is None and observed is None:
+                raise InterpreterError("desired-file, observed-file options are not set")
+            if desired is not None and observed is not None:
+                raise InterpreterError("you can not specify both desired-file and observed-file options")
+            obj = desired if desired is not None else observed
+        rule = self._custom(*gvk(obj), field)
+        if rule is None:
+            raise InterpreterError("rule is not enabled")
+        if field == "retention":
+            return [("retained", self._lua_retain(rule, desired, observed))]
+        if field == "replicaResource":
+            count, requires = self.interpret_replica(obj)
+            return [("replica", count), ("requires", requires)]
+        if field == "replicaRevision":
+            return [("revised", self.revise_replica(obj, replica))]
+        if field == "statusReflection":
+            return [("status", self.reflect_status(obj))]
+        if field == "statusAggregation":
+            return [("aggregatedStatus", self._lua_aggregate(rule, obj, status))]
+        if field == "healthInterpretation":
+            return [("healthy", self.interpret_health(obj) == health.HEALTHY)]
+        return [("dependencies", self.get_dependencies(obj))]
+
+
+def operation_field(operation: str) -> str:
+    """The ``spec.customizations`` field of a karmadactl operation name (any case).
+
+    Raises:
+        InterpreterError: not an operation, naming the supported ones.
+    """
+    for field, (name, _fn) in OPERATIONS.items():
+        if name.lower() == (operation or "").lower():
+            return field
+    names = ", ".join(name for name, _fn in OPERATIONS.values())
+    raise InterpreterError(f"operation {operation} is not supported. Use one of: {names}")
 
 
 def _empty():

@@ -89,7 +89,7 @@ def library(vm) -> object:
         binary = next((isinstance(q, str) and q.endswith("i") for q in qs if q), False)
         return _format(total, binary)
 
-    def accurate_pod_requirements(n, pod=None):
+    def accurate_pod_requirements(n, pod=None, *_rest):
         from karmactl.interpreter.replica import _replica_requirements
 
         if n != 1:
@@ -97,7 +97,7 @@ def library(vm) -> object:
         template = arg_object(pod, "table")
         return _replica_requirements(template.get("spec") or {}, False) or {}
 
-    def get_pod_dependencies(n, pod=None, namespace=None):
+    def get_pod_dependencies(n, pod=None, namespace=None, *_rest):
         from karmactl.interpreter.dependencies import _pod_dependencies
 
         if n != 2:
@@ -110,7 +110,7 @@ def library(vm) -> object:
             raise TypeError("bad argument #2 (string expected)")
         return _pod_dependencies(template.get("spec") or {}, str(ns))
 
-    def get_resource_quantity(n, q=None):
+    def get_resource_quantity(n, q=None, *_rest):
         if n != 1:
             raise TypeError("getResourceQuantity only accepts one argument")
         return float(quantity(q))
