@@ -47,7 +47,7 @@ def register(app: typer.Typer) -> None:
         """Run a customization's Lua rules locally, or check them against their test cases."""
         c: Context = ctx.obj
         if check:
-            raise typer.Exit(check_cmd(c, filename))
+            raise SystemExit(int(check_cmd(c, filename)))
         interpret_cmd(c, filename, operation, desired_file, observed_file, status_file, desired_replica)
 
 

@@ -403,8 +403,13 @@ class TemplateInputs:
         gvk = (view.get("apiVersion"), view.get("kind"))
         hit = self.replica_memo.get(id(spec))
         if hit is None or hit[0] is not spec or hit[1] != gvk:
-            hit = (spec, gvk, interpreter.interpret_replica(view))
+            try:
+                hit = (spec, gvk, interpreter.interpret_replica(view))
+            except InterpreterError as exc:  # a failing script fails once per computation, not per pass
+                hit = (spec, gvk, exc)
             self.replica_memo[id(spec)] = hit
+        if isinstance(hit[2], InterpreterError):
+            raise hit[2]
         return hit[2]
 
 

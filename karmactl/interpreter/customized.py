@@ -10,7 +10,9 @@ and every ``dependencyInterpretation`` contributes (their results joined).
 """
 from __future__ import annotations
 
-from karmactl.interpreter import aggregate, dependencies, health, prune, reflect, replica, retain
+from karmactl.interpreter import aggregate, dependencies, health, prune, reflect, replica
+from karmactl.interpreter.retain import _retain_cluster_fields, has_retain_hook as _has_retain_hook
+from karmactl.interpreter.retain import retain as _native_retain
 from karmactl.interpreter._common import InterpreterError, describe, gvk
 
 # spec.customizations field -> (karmadactl operation name, Lua function the script defines)
@@ -105,7 +107,7 @@ class Interpreter:
         return self._custom(*gvk(obj), "replicaRevision") is not None or replica.has_revise_replica(obj)
 
     def has_retain_hook(self, api_version: str, kind: str) -> bool:
-        return self._custom(api_version, kind, "retention") is not None or retain.has_retain_hook(api_version, kind)
+        return self._custom(api_version, kind, "retention") is not None or _has_retain_hook(api_version, kind)
 
     def has_aggregate_hook(self, api_version: str, kind: str) -> bool:
         return self._custom(api_version, kind, "statusAggregation") is not None or \
@@ -184,11 +186,11 @@ class Interpreter:
         customized, else the native retain rules."""
         rule = self._custom(*gvk(desired), "retention")
         if rule is None:
-            return retain.retain(desired, observed)
+            return _native_retain(desired, observed)
         from karmactl.api.objects import deepcopy
 
         merged = deepcopy(desired)
-        retain._retain_cluster_fields(merged, observed)
+        _retain_cluster_fields(merged, observed)
         return self._lua_retain(rule, merged, observed)
 
     def _lua_retain(self, rule, desired: dict, observed: dict) -> dict:
