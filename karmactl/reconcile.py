@@ -200,8 +200,9 @@ def compute(snap: Snapshot, now: str, report: RunReport | None = None,
         for step in PIPELINE:
             changed = bool(step.run(snap, out, now, ctx)) or changed
         report.passes = passes
-        for line in interpreter.failures:
-            ctx.warn(line)
+        for line in interpreter.failures:  # once, unless a step's warning already quotes it
+            if not any(line in w for w in ctx.warnings):
+                ctx.warn(line)
         if not changed:
             return out
     raise NotConvergedError(f"the control plane did not converge after {MAX_PASSES} passes")

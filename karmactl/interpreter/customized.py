@@ -10,10 +10,14 @@ and every ``dependencyInterpretation`` contributes (their results joined).
 """
 from __future__ import annotations
 
+import threading
+
 from karmactl.interpreter import aggregate, dependencies, health, prune, reflect, replica
 from karmactl.interpreter.retain import _retain_cluster_fields, has_retain_hook as _has_retain_hook
 from karmactl.interpreter.retain import retain as _native_retain
 from karmactl.interpreter._common import InterpreterError, describe, gvk
+
+_VM_LOCK = threading.Lock()
 
 # spec.customizations field -> (karmadactl operation name, Lua function the script defines)
 OPERATIONS = {
@@ -100,24 +104,30 @@ class Interpreter:
         return sorted(self._rules.get((api_version, kind)) or {})
 
     def has_replica_hook(self, api_version: str, kind: str) -> bool:
+        """Whether replicas are interpreted for the kind (customized ``replicaResource`` or native; ``HookEnabled``)."""
         return self._custom(api_version, kind, "replicaResource") is not None or \
             replica.has_replica_hook(api_version, kind)
 
     def has_revise_replica(self, obj: dict) -> bool:
+        """Whether the object's replicas can be revised (customized ``replicaRevision`` or native)."""
         return self._custom(*gvk(obj), "replicaRevision") is not None or replica.has_revise_replica(obj)
 
     def has_retain_hook(self, api_version: str, kind: str) -> bool:
+        """Whether a retain rule beyond the generic merge exists (customized ``retention`` or native)."""
         return self._custom(api_version, kind, "retention") is not None or _has_retain_hook(api_version, kind)
 
     def has_aggregate_hook(self, api_version: str, kind: str) -> bool:
+        """Whether status is aggregated into templates of the kind (customized ``statusAggregation`` or native)."""
         return self._custom(api_version, kind, "statusAggregation") is not None or \
             aggregate.has_aggregate_hook(api_version, kind)
 
     def has_health_hook(self, api_version: str, kind: str) -> bool:
+        """Whether health is interpreted for the kind (customized ``healthInterpretation`` or native)."""
         return self._custom(api_version, kind, "healthInterpretation") is not None or \
             health.has_health_hook(api_version, kind)
 
     def has_dependencies_hook(self, api_version: str, kind: str) -> bool:
+        """Whether dependencies are interpreted (customized ``dependencyInterpretation`` or native)."""
         return self._custom(api_version, kind, "dependencyInterpretation") is not None or \
             dependencies.has_dependencies_hook(api_version, kind)
 
@@ -128,7 +138,9 @@ class Interpreter:
         if self._vm is None:
             from karmactl.interpreter.luavm import LuaVM
 
-            self._vm = LuaVM(now=self._now)
+            with _VM_LOCK:  # the member layer calls from a thread pool: one machine per interpreter
+                if self._vm is None:
+                    self._vm = LuaVM(now=self._now)
         try:
             return self._vm.call(script, OPERATIONS[field][1], nrets, *args)
         except InterpreterError as exc:

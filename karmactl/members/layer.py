@@ -353,5 +353,5 @@ __all__ = ["Knobs", "MemberLayer", "knobs_of"]
 def _warn_failures(interpreter, report) -> None:
     """Customization scripts that failed on a member object, as run warnings (named, once)."""
     for line in interpreter.failures:
-        if line not in report.warnings:
+        if not any(line in w for w in report.warnings):
             report.warnings.append(line)
