@@ -321,6 +321,34 @@ class Interpreter:
         return [("dependencies", self.get_dependencies(obj))]
 
 
+def conflicts(customizations) -> list[tuple[dict, str, str]]:
+    """Customizations Karmada's validating webhook would refuse
+    (``pkg/webhook/resourceinterpretercustomization/helper.go``): two of the same target that both
+    define an operation other than ``dependencyInterpretation``. In name order, the later one
+    conflicts with the earlier.
+
+    Returns:
+        ``[(customization, field, name of the earlier customization)]``, one per conflicting object.
+    """
+    seen: dict = {}  # (apiVersion, kind, field) -> name
+    found = []
+    for c in sorted(customizations, key=lambda c: (c.get("metadata") or {}).get("name") or ""):
+        spec = c.get("spec") or {}
+        target = spec.get("target") or {}
+        name = (c.get("metadata") or {}).get("name") or ""
+        clash = None
+        for field, rule in sorted((spec.get("customizations") or {}).items()):
+            if field == "dependencyInterpretation" or not (isinstance(rule, dict) and rule.get("luaScript")):
+                continue
+            key = (target.get("apiVersion"), target.get("kind"), field)
+            if key in seen and clash is None:
+                clash = (c, field, seen[key])
+            seen.setdefault(key, name)
+        if clash:
+            found.append(clash)
+    return found
+
+
 def operation_field(operation: str) -> str:
     """The ``spec.customizations`` field of a karmadactl operation name (any case).
 

@@ -120,3 +120,26 @@ def test_syntax_error_is_refused_at_apply(cli, tmp_path):
     assert code == 2
     assert "broken.yaml" in err and "ResourceInterpreterCustomization declarative-configuration-guestbook" in err
     assert "spec.customizations.healthInterpretation.luaScript" in err and "luaScript:3:" in err
+
+
+def test_two_customizations_of_one_operation_are_refused_as_karmadas_webhook_does(cli, state):
+    setup_state(state)
+    write(state / "more.yaml", """
+    apiVersion: config.karmada.io/v1alpha1
+    kind: ResourceInterpreterCustomization
+    metadata:
+      name: z-more-guestbook
+    spec:
+      target: {apiVersion: webapp.my.domain/v1, kind: Guestbook}
+      customizations:
+        dependencyInterpretation:
+          luaScript: "function GetDependencies(obj) return {} end"
+        healthInterpretation:
+          luaScript: "function InterpretHealth(obj) return true end"
+    """)
+    code, _out, err = cli("reconcile", "--offline", "--now", NOW)
+    assert code == 2
+    assert "more.yaml:1: ResourceInterpreterCustomization z-more-guestbook: spec.customizations.healthInterpretation: " \
+           "conflicting with InterpreterOperation(InterpretHealth) of existing ResourceInterpreterCustomization(" \
+           "declarative-configuration-guestbook)" in err
+    assert not (state / "computed").exists()

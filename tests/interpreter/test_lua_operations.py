@@ -156,3 +156,19 @@ def test_one_failing_object_does_not_stop_others():
     with pytest.raises(InterpreterError, match="picky: healthInterpretation .*bad.*time limit"):
         interp.interpret_health(bad)
     assert interp.interpret_health(widget()) == "Healthy"
+
+
+@pytest.mark.parametrize("second, expected", [
+    pytest.param({"dependencyInterpretation": "function GetDependencies(o) return {} end"}, [],
+                 id="dependency rules of one kind may be several"),
+    pytest.param({"retention": "function Retain(d, o) return d end"}, [("b", "retention", "a")],
+                 id="the later by name conflicts"),
+])
+def test_conflicting_customizations(second, expected):
+    from karmactl.interpreter.customized import conflicts
+
+    first = customization("a", *CRD, retention="function Retain(d, o) return d end",
+                          dependencyInterpretation="function GetDependencies(o) return {} end")
+    other_kind = customization("c", "example.io/v1", "Gadget", retention="function Retain(d, o) return d end")
+    found = conflicts([customization("b", *CRD, **second), first, other_kind])
+    assert [(c["metadata"]["name"], field, earlier) for c, field, earlier in found] == expected
