@@ -125,6 +125,7 @@ class LuaVM:
         self._timeout = timeout
         self._deadline = math.inf
         self._lock = threading.Lock()
+        self._syntax = None
         self.runtime = lua51.LuaRuntime(register_eval=False, register_builtins=False,
                                         unpack_returned_tuples=False, max_memory=max_memory)
         self.runtime.globals().python = None
@@ -167,8 +168,9 @@ class LuaVM:
     def syntax_error(self, script: str) -> str | None:
         """The compile error of ``script`` (``luaScript:LINE: message``), or None when it loads."""
         with self._lock:
-            load = self.runtime.eval("function(s) local f, e = loadstring(s, '=luaScript'); return e end")
-        return load(script)
+            if self._syntax is None:
+                self._syntax = self.runtime.eval("function(s) local f, e = loadstring(s, '=luaScript'); return e end")
+            return self._syntax(script)
 
     def _deadline_passed(self) -> bool:
         return time.monotonic() > self._deadline

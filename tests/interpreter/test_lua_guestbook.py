@@ -143,3 +143,27 @@ def test_two_customizations_of_one_operation_are_refused_as_karmadas_webhook_doe
            "conflicting with InterpreterOperation(InterpretHealth) of existing ResourceInterpreterCustomization(" \
            "declarative-configuration-guestbook)" in err
     assert not (state / "computed").exists()
+
+
+def test_component_resource_and_interpreter_webhooks_are_refused(cli, state, tmp_path):
+    doc = yaml.safe_load((GUESTBOOK_DATA / "customizations.yaml").read_text())
+    doc["spec"]["customizations"]["componentResource"] = {"luaScript": "function GetComponents(obj) return {} end"}
+    (tmp_path / "components.yaml").write_text(yaml.safe_dump(doc))
+    code, _out, err = cli("apply", "-f", str(tmp_path / "components.yaml"))
+    assert code == 2 and "spec.customizations.componentResource: Forbidden" in err and "not supported" in err
+
+    # even with Karmada's CRD for it in the state directory, karmactl calls no webhooks
+    from tests.kube_apiserver import KARMADA_CRDS
+
+    shutil.copy(KARMADA_CRDS / "config.karmada.io_resourceinterpreterwebhookconfigurations.yaml",
+                state / "webhook-crd.yaml")
+    write(tmp_path / "webhook.yaml", """
+    apiVersion: config.karmada.io/v1alpha1
+    kind: ResourceInterpreterWebhookConfiguration
+    metadata: {name: examples}
+    webhooks: []
+    """)
+    code, _out, err = cli("apply", "-f", str(tmp_path / "webhook.yaml"))
+    assert code == 2
+    assert "ResourceInterpreterWebhookConfiguration examples: kind: Unsupported value: resource interpreter " \
+           "webhooks are not supported by karmactl" in err
