@@ -169,6 +169,26 @@ def _source_stamp() -> str:
 # --------------------------------------------------------------------------- compute
 
 
+def interpreter_of(snap: Snapshot, now: str):
+    """The run's resource interpreter (``karmactl.interpreter.Interpreter``) from the snapshot's
+    ResourceInterpreterCustomizations.
+
+    Raises:
+        InputError: two customizations of one kind define the same operation (Karmada's webhook
+            refuses the second; here the later by name), naming its file, object and field.
+    """
+    from karmactl.interpreter import Interpreter
+    from karmactl.interpreter.customized import GROUP, KIND, OPERATIONS, conflicts
+
+    for c, field, other in conflicts(snap.of_kind(GROUP, KIND)):
+        name = c["metadata"]["name"]
+        src = snap.sources.get((GROUP, KIND, "", name))
+        raise InputError(f"conflicting with InterpreterOperation({OPERATIONS[field][0]}) of existing "
+                         f"ResourceInterpreterCustomization({other})", src.path if src else None,
+                         src.line if src else None, f"{KIND} {name}", f"spec.customizations.{field}")
+    return Interpreter.for_snapshot(snap, now)
+
+
 def settings_of(snap: Snapshot) -> Settings:
     """The run's settings from ``karmada-system/karmactl-config`` (raises :class:`InputError`)."""
     try:
@@ -194,7 +214,9 @@ def compute(snap: Snapshot, now: str, report: RunReport | None = None,
         InputError: invalid settings.
     """
     report = report if report is not None else RunReport()
-    ctx = StepContext(settings=settings_of(snap), warnings=report.warnings, events=report.events, observed=observed)
+    interpreter = interpreter_of(snap, now)
+    ctx = StepContext(settings=settings_of(snap), warnings=report.warnings, events=report.events, observed=observed,
+                      interpreter=interpreter)
     out = snap.copy_computed()
     for passes in range(1, MAX_PASSES + 1):
         ctx.passes = passes
@@ -202,6 +224,9 @@ def compute(snap: Snapshot, now: str, report: RunReport | None = None,
         for step in PIPELINE:
             changed = bool(step.run(snap, out, now, ctx)) or changed
         report.passes = passes
+        for line in interpreter.failures:  # once, unless a step's warning already quotes it
+            if not any(line in w for w in ctx.warnings):
+                ctx.warn(line)
         if not changed:
             return out
     raise NotConvergedError(f"the control plane did not converge after {MAX_PASSES} passes")

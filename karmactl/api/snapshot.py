@@ -163,6 +163,9 @@ class StepContext:
             is). Time-based decisions take a Work's status as evidence only for these clusters.
         memo: per-step caches kept across the passes of one computation (a step keys its entry by
             its own name and checks inputs by identity: objects are never modified in place).
+        interpreter: the resource interpreter of this computation
+            (``karmactl.interpreter.Interpreter``: customizations before the native rules); None
+            means the native rules of the ``karmactl.interpreter`` module.
     """
 
     settings: Settings
@@ -171,6 +174,7 @@ class StepContext:
     passes: int = 1
     observed: frozenset | None = None
     memo: dict = field(default_factory=dict)
+    interpreter: object = None
 
     def event(self, line: str) -> None:
         """Record an event once per run (passes repeat steps)."""

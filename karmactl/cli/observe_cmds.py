@@ -18,7 +18,7 @@ from typing import Optional
 
 import typer
 
-from karmactl.cli.context import CLIError, Context, ExitCode, out
+from karmactl.cli.context import CLIError, Context, ExitCode, err, out
 
 HEALTH_VALUES = ("Healthy", "Unhealthy", "Unknown")
 
@@ -103,7 +103,10 @@ def observe_cmd(c: Context, target: str, cluster: str, health: str | None, statu
         metadata = dict(manifest.get("metadata") or {})
         metadata["generation"] = (status or {}).get("observedGeneration") or 1
         member_obj = dict(manifest, metadata=metadata, status=status or {})
-        entry = work_status.manifest_status(manifest, member_obj, interpreter)
+        interp = interpreter.Interpreter.for_snapshot(snap, c.now)
+        entry = work_status.manifest_status(manifest, member_obj, interp)
+        for line in interp.failures:  # a customization's script failed: health Unknown, said why
+            err(f"warning: {line}")
         if status is None:
             entry.pop("status", None)
         if health is not None:

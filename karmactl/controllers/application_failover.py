@@ -240,12 +240,13 @@ def assess(binding: dict, now: str, has_health_hook, observed: frozenset | None 
 
 def step(loaded, out, now: str, ctx) -> bool:
     """Phase ``bindings``: application failover for every binding (module docs)."""
-    from karmactl.interpreter.health import has_health_hook
+    from karmactl.interpreter import Interpreter
 
     from karmactl.controllers.binding import binding_id
     from karmactl.controllers.binding_status import works_by_binding
     from karmactl.controllers.work_status import observed_at
 
+    has_health_hook = Interpreter.of(ctx).has_health_hook
     changed = False
     by_binding = None
     for bkey in sorted(out.bindings):

@@ -294,12 +294,13 @@ def render_work(binding: dict, view: dict, cluster: str, replicas: int, completi
 # --------------------------------------------------------------------------- the pipeline step
 
 
-def render_hooks(loaded) -> RenderHooks:
+def render_hooks(loaded, interpreter=None) -> RenderHooks:
     """The interpreter and override functions Works are rendered with, for one computation over
     ``loaded`` (OverridePolicies and ClusterOverridePolicies of the snapshot, Clusters as they are
-    loaded: overrides select clusters by labels and fields, which a pass does not change)."""
-    from karmactl import interpreter
+    loaded: overrides select clusters by labels and fields, which a pass does not change).
+    ``interpreter`` is the run's ``karmactl.interpreter.Interpreter`` (None: the native rules)."""
     from karmactl.controllers.cluster_status import clusters_of
+    from karmactl.interpreter import Interpreter
     from karmactl.overrides import apply_overrides
 
     ops = loaded.of_kind("policy.karmada.io", "OverridePolicy")
@@ -312,6 +313,7 @@ def render_hooks(loaded) -> RenderHooks:
         res = apply_overrides(manifest, cluster, [o for o in ops if o["metadata"].get("namespace") == ns] if ns else [], cops)
         return res.manifest, res.applied_overrides, res.applied_cluster_overrides
 
+    interpreter = interpreter if interpreter is not None else Interpreter()
     return RenderHooks(revise_replica=interpreter.revise_replica,
                        prune=lambda m: interpreter.prune_manifest(m, in_place=True),
                        split_job_completions=interpreter.split_job_completions,
@@ -321,13 +323,14 @@ def render_hooks(loaded) -> RenderHooks:
 def step(loaded, out, now: str, ctx) -> bool:
     """Pipeline step ``binding``: render every binding's Works and remove orphaned ones
     (``pkg/controllers/binding/binding_controller.go``, ``cluster_resource_binding_controller.go``)."""
+    from karmactl.interpreter import Interpreter
     from karmactl.controllers.detector import template_inputs
     from karmactl.api.objects import describe_key
 
     inputs = template_inputs(loaded, ctx)
     memo = ctx.memo.get("binding")
     if memo is None:
-        memo = ctx.memo["binding"] = {"hooks": render_hooks(loaded), "render": {}}
+        memo = ctx.memo["binding"] = {"hooks": render_hooks(loaded, Interpreter.of(ctx)), "render": {}}
     views = {k: inputs.view(out, k) for k in inputs.templates}
     res = reconcile(out.bindings, out.works, views, now, memo["hooks"], memo["render"])
     changed = False

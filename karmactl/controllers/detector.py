@@ -28,6 +28,7 @@ from karmactl.api import constants as C
 from karmactl.api.objects import bump_generation, content_hash, permanent_id
 from karmactl.api.selectors import policy_priority
 from karmactl.controllers.names import binding_name
+from karmactl.interpreter._common import InterpreterError
 
 # Groups the detector never treats as templates (§2.1).
 SKIPPED_GROUPS = frozenset({
@@ -243,7 +244,13 @@ def reconcile(templates: dict, views: dict, claims: dict, pps: list[dict], cpps:
                 and _claim_of_binding(old) == result.claims[key]):
             result.bindings[bkey] = old  # Lazy: policy changes wait for a change of the template itself
             continue
-        result.bindings[bkey] = build_binding(bkey, view, obj, policy, old, now, interpret_replica, version_of(obj))
+        try:
+            result.bindings[bkey] = build_binding(bkey, view, obj, policy, old, now, interpret_replica, version_of(obj))
+        except InterpreterError as exc:  # Karmada's detector retries: the binding stays as it was
+            result.waiting.append(f"{kind} {ns + '/' if ns else ''}{name}: cannot interpret replicas: {exc}")
+            result.bindings[bkey] = old
+            if old is None:
+                wanted.discard(bkey)
     for bkey in bindings:
         if bkey not in wanted and _owned_by_detector(bindings[bkey]):
             result.bindings[bkey] = None
@@ -396,8 +403,13 @@ class TemplateInputs:
         gvk = (view.get("apiVersion"), view.get("kind"))
         hit = self.replica_memo.get(id(spec))
         if hit is None or hit[0] is not spec or hit[1] != gvk:
-            hit = (spec, gvk, interpreter.interpret_replica(view))
+            try:
+                hit = (spec, gvk, interpreter.interpret_replica(view))
+            except InterpreterError as exc:  # a failing script fails once per computation, not per pass
+                hit = (spec, gvk, exc)
             self.replica_memo[id(spec)] = hit
+        if isinstance(hit[2], InterpreterError):
+            raise hit[2]
         return hit[2]
 
 
@@ -424,8 +436,10 @@ def step(loaded, out, now: str, ctx) -> bool:
     """Pipeline step ``detector``: template bookkeeping (uid, generation, creation time), policy
     claims on templates, and the desired ResourceBindings / ClusterResourceBindings
     (``pkg/detector/detector.go``)."""
-    from karmactl import interpreter
     from karmactl.controllers.templates import refresh_overlay
+    from karmactl.interpreter import Interpreter
+
+    interpreter = Interpreter.of(ctx)
 
     inputs = template_inputs(loaded, ctx)
     templates, hashes = inputs.templates, inputs.hashes

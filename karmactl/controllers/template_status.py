@@ -20,7 +20,8 @@ def template_status(template: dict, overlay: dict | None, binding: dict, now: st
         overlay: its overlay (uid, generation, claim, status) or None.
         binding: its RB/CRB (``status.aggregatedStatus`` read).
         now: for the Job conditions Karmada stamps.
-        interpreter: ``karmactl.interpreter`` (``has_aggregate_hook``, ``aggregate_status``).
+        interpreter: the run's ``karmactl.interpreter.Interpreter`` (``has_aggregate_hook``,
+            ``aggregate_status``; the module itself answers natively).
 
     Raises:
         InterpreterError: a member status has the wrong shape.
@@ -45,7 +46,9 @@ def _template_key(binding: dict) -> tuple:
 
 def step(loaded, out, now: str, ctx) -> bool:
     """Phase ``status``: aggregate every scheduled binding's status into its template."""
-    from karmactl import interpreter
+    from karmactl.interpreter import Interpreter
+
+    interpreter = Interpreter.of(ctx)
 
     memo = ctx.memo.setdefault("template_status", {})
     changed = False

@@ -25,7 +25,8 @@ def manifest_status(manifest: dict, member_obj: dict, interpreter, ordinal: int 
     Args:
         manifest: the Work manifest (for the identifier).
         member_obj: the member's copy (with ``apiVersion``/``kind`` set).
-        interpreter: ``karmactl.interpreter`` (``reflect_status``, ``interpret_health``, ``InterpreterError``).
+        interpreter: the run's ``karmactl.interpreter.Interpreter`` (``reflect_status``,
+            ``interpret_health``, ``InterpreterError``; the module itself answers natively).
         ordinal: index of the manifest in the Work.
 
     Returns:

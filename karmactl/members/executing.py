@@ -114,7 +114,7 @@ def observe_member(works: dict, copies: MemberCopies, now: str, interpreter) -> 
         works: Work key -> Work, all in one member's execution namespace.
         copies: the member's copies (listed here, one LIST per kind, and kept for execution).
         now: the observation time (``karmactl.io/observed-at`` when a status changes).
-        interpreter: ``karmactl.interpreter``.
+        interpreter: the run's ``karmactl.interpreter.Interpreter`` (built from the snapshot).
 
     Returns:
         A :class:`MemberOutcome` whose ``works`` are the Works with a new observation. Only
@@ -150,7 +150,7 @@ def act_member(cluster: str, works: dict, copies: MemberCopies | None, ready: bo
         ready: the Cluster's Ready condition (after thresholds) is True.
         reachable_error: the member's failure this run (it is not contacted then), or None.
         now: the run's clock (condition times).
-        interpreter: ``karmactl.interpreter``.
+        interpreter: the run's ``karmactl.interpreter.Interpreter`` (built from the snapshot).
         progress: optional ``f(n)`` called as Works are done.
         verbose: add an event line per write when > 0.
         dry_run: send nothing; ``changes`` lists what would be sent.

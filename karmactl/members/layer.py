@@ -241,13 +241,14 @@ class MemberLayer:
         :meth:`observed_clusters`: what their Works say is from an earlier run. Returns a new
         snapshot; the copies read are kept for :meth:`act` in this run.
         """
-        from karmactl import interpreter
+        from karmactl.interpreter import Interpreter
         from karmactl.members.clients import MemberUnreachable
         from karmactl.members.executing import MemberCopies, MemberOutcome, observe_member
 
         if not self._probes and not self._clients:
             self._reset(snap)
         out = snap.copy_computed()
+        interpreter = Interpreter.for_snapshot(snap, now)
         clusters, by_cluster = self._works_by_cluster(snap, out)
         names = [n for n in sorted(by_cluster) if self._reach_error(clusters[n]) is None]
 
@@ -267,6 +268,7 @@ class MemberLayer:
         self._observed = frozenset(n for n in names if n in self._copies) | frozenset(
             n for n in clusters if n not in by_cluster and self._reach_error(clusters[n]) is None)
         self._merge(out, outcomes, report)
+        _warn_failures(interpreter, report)
         return out
 
     def observed_clusters(self) -> frozenset | None:
@@ -281,12 +283,13 @@ class MemberLayer:
 
         With ``dry_run`` nothing is sent and ``report.member_changes`` lists what would be.
         """
-        from karmactl import interpreter
+        from karmactl.interpreter import Interpreter
         from karmactl.members.executing import MemberCopies, act_member
 
         if not self._probes and not self._clients:
             self._reset(snap)
         out = snap.copy_computed()
+        interpreter = Interpreter.for_snapshot(snap, now)
         clusters, by_cluster = self._works_by_cluster(snap, out)
         names = sorted(by_cluster)
         total = sum(len(v) for v in by_cluster.values())
@@ -311,6 +314,7 @@ class MemberLayer:
                 bar.close()
         self._copies = {}  # written to: the next observe lists again
         self._merge(out, outcomes, report)
+        _warn_failures(interpreter, report)
         return out
 
     def close(self) -> None:
@@ -344,3 +348,10 @@ class _Progress:
 
 
 __all__ = ["Knobs", "MemberLayer", "knobs_of"]
+
+
+def _warn_failures(interpreter, report) -> None:
+    """Customization scripts that failed on a member object, as run warnings (named, once)."""
+    for line in interpreter.failures:
+        if not any(line in w for w in report.warnings):
+            report.warnings.append(line)
