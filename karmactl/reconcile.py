@@ -19,6 +19,7 @@ from karmactl.controllers.templates import refresh_overlay, spec_hash, template_
 from karmactl.api.snapshot import Settings, Snapshot, StepContext
 from karmactl.controllers.registry import load_steps
 from karmactl.store.state import InputError, Source, StateStore, describe_key, key_of
+from karmactl.store.events import stage_events
 
 MAX_PASSES = 10
 
@@ -317,7 +318,8 @@ def _run(store: StateStore, options: RunOptions, members) -> RunReport:
     if options.dry_run:
         report.changes = _planned_changes(store, before, after)
     else:
-        report.changes = store.write_changes(before, after)
+        # Events (karmactl/store/events.py): derived from this run's changes, staged with its files
+        report.changes = store.write_changes(before, after, extra=lambda w: stage_events(store, w, before, after, options.now))
     return report
 
 
@@ -351,8 +353,9 @@ def _compute_shard(index: int) -> tuple:
     try:
         sub = sharding.split(before, index)
         after = compute(sub, now, report=report)
-        staged = store.stage_changes(sub, after, writer,
-                                     keep=lambda which, key, obj: sharding.owner(which, key, obj) == index)
+        owned = lambda which, key, obj: sharding.owner(which, key, obj) == index  # noqa: E731
+        staged = store.stage_changes(sub, after, writer, keep=owned)
+        staged += stage_events(store, writer, sub, after, now, keep=owned)  # Events of the objects it owns
     except Exception as exc:  # noqa: BLE001 - handed to the parent, which raises it
         return writer.plan(), [], report.warnings, report.events, report.passes, exc
     return writer.plan(), staged, report.warnings, report.events, report.passes, None

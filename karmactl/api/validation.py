@@ -60,6 +60,10 @@ def validate_defaulted(target: dict, registry: KindRegistry, errs: list[FieldErr
     """
     errs = list(errs or [])
     info = _kind_info(target, registry, errs)
+    if info is not None and (info.group, info.kind) == ("events.k8s.io", "Event"):
+        # Events are history a run records under computed/events/ (karmactl/store/events.py)
+        return [FieldError("kind", 'Invalid value: "Event": Events are recorded by karmactl runs '
+                                   '(computed/events/), they cannot be written in the state directory')]
     errs += _metadata_errors(target, info)
     if info is not None and info.karmada:
         errs += _karmada_errors(target, info)
