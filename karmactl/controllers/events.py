@@ -117,26 +117,25 @@ def make_event(regarding: dict, etype: str, reason: str, note: str, controller: 
 # --------------------------------------------------------------------------- deriving
 
 
+def _object_ref(api_version: str, kind: str, namespace: str | None, name: str, uid: str | None) -> dict:
+    ref = {"apiVersion": api_version, "kind": kind}
+    if namespace:
+        ref["namespace"] = namespace
+    ref["name"] = name
+    if uid:
+        ref["uid"] = uid
+    return ref
+
+
 def _ref(obj: dict) -> dict:
     m = obj.get("metadata") or {}
-    ref = {"apiVersion": obj.get("apiVersion", ""), "kind": obj.get("kind", "")}
-    if m.get("namespace"):
-        ref["namespace"] = m["namespace"]
-    ref["name"] = m.get("name", "")
-    if m.get("uid"):
-        ref["uid"] = m["uid"]
-    return ref
+    return _object_ref(obj.get("apiVersion", ""), obj.get("kind", ""), m.get("namespace"), m.get("name", ""), m.get("uid"))
 
 
 def _template_ref(binding: dict) -> dict:
     res = (binding.get("spec") or {}).get("resource") or {}
-    ref = {"apiVersion": res.get("apiVersion", ""), "kind": res.get("kind", "")}
-    if res.get("namespace"):
-        ref["namespace"] = res["namespace"]
-    ref["name"] = res.get("name", "")
-    if res.get("uid"):
-        ref["uid"] = res["uid"]
-    return ref
+    return _object_ref(res.get("apiVersion", ""), res.get("kind", ""), res.get("namespace"), res.get("name", ""),
+                       res.get("uid"))
 
 
 def _policy_of(binding: dict) -> tuple:
@@ -266,7 +265,7 @@ def derive_events(before: Snapshot, after: Snapshot, now: str, keep=None) -> lis
     for bkey, old, new in changed["bindings"]:
         if new is not None:
             _binding_events(rec, old, new, bkey in synced)
-    # Works and template status of bindings changed only by Work or status updates
+    # bindings left as they were whose Works the binding controller changed (e.g. an override)
     for bkey in sorted(b for b in synced if b is not None and b not in {k for k, _o, _n in changed["bindings"]}):
         binding = after.bindings.get(bkey)
         if binding is not None and kept("bindings", bkey, binding):
@@ -349,6 +348,10 @@ def _work_events(rec: _Recorder, wkey: Key, old: dict | None, new: dict) -> None
     ns, name = wkey[2], wkey[3]
     cluster = cluster_of_execution_namespace(ns) or ns
     ref = _ref(new)
+    # the execution controller sets Dispatching before it syncs
+    dispatching = _cond(new, C.COND_DISPATCHING)
+    if dispatching and dispatching[:1] != _cond(old, C.COND_DISPATCHING)[:1]:
+        rec.record(ref, NORMAL, "WorkDispatching", dispatching[2] or "", EXECUTION_CONTROLLER, "Dispatch")
     applied = _cond(new, C.COND_APPLIED)
     if applied and applied != _cond(old, C.COND_APPLIED):
         manifests = ((new.get("spec") or {}).get("workload") or {}).get("manifests") or []
@@ -370,9 +373,6 @@ def _work_events(rec: _Recorder, wkey: Key, old: dict | None, new: dict) -> None
                 rec.record(_ref(m), WARNING, "SyncFailed",
                            f"Failed to create or update resource({obj}) in member cluster({cluster}): {err}",
                            EXECUTION_CONTROLLER, "Sync")
-    dispatching = _cond(new, C.COND_DISPATCHING)
-    if dispatching and dispatching[:1] != _cond(old, C.COND_DISPATCHING)[:1]:
-        rec.record(ref, NORMAL, "WorkDispatching", dispatching[2] or "", EXECUTION_CONTROLLER, "Dispatch")
 
 
 def _desired(work: dict) -> tuple:

@@ -13,7 +13,7 @@ import re
 
 import orjson
 
-from karmactl.controllers import events as policy
+from karmactl.controllers import events as events_core
 from karmactl.controllers.events import derive_events, merge_events, regarding_key
 from karmactl.store.fsio import TreeWriter
 from karmactl.store.state import COMPUTED_DIR, InputError, dump_computed
@@ -108,7 +108,7 @@ def stage_events(store, writer: TreeWriter, before, after, now: str, keep=None) 
     if not new:
         return []
     stored = _stored_for(store.root, {regarding_key(e["regarding"]) for e in new})
-    write, drop = merge_events(stored, new, now, limit=policy.EVENTS_PER_OBJECT)
+    write, drop = merge_events(stored, new, now, limit=events_core.EVENTS_PER_OBJECT)
     changes = []
     for action, events in (("write", write), ("delete", drop)):
         for ev in events:

@@ -14,7 +14,7 @@ from karmactl.controllers.events import derive_events, make_event, merge_events
 from tests.conftest import write
 from tests.core.test_offline_run import STATIC_PP
 from tests.failover.helpers import T0, at, binding, cluster, taint
-from tests.failover.test_walkthrough_offline import WORK, Walk, walk  # noqa: F401  (fixture)
+from tests.failover.test_walkthrough_offline import WORK, walk  # noqa: F401  (fixture)
 
 SCHEDULED_NGINX = "Binding has been scheduled successfully. Result: {member1:1, member2:2}"
 
@@ -340,3 +340,34 @@ def test_the_bound_holds_on_disk(walk, state, monkeypatch):
     assert [r[1] for r in events_table(walk.cli.ok("describe", "deploy", "nginx"))] == [
         "ScheduleBindingSucceed", "SyncWorkSucceed"]  # ApplyPolicySucceed, the oldest, dropped
     assert len([f for f in event_files(state) if f.startswith("default/nginx.")]) == 2
+
+
+# ---------------------------------------------------------------------------- online, emulated members
+
+from tests.members.conftest import members, nginx, policy, reconcile, someone_elses_nginx  # noqa: E402,F401  (fixture)
+from tests.members.test_propagation import CONFLICT_MSG  # noqa: E402
+
+
+def test_online_apply_dispatch_and_conflict_are_recorded_on_works_and_template(cli, state, members):  # noqa: F811
+    someone_elses_nginx(members["member1"])
+    nginx(state)
+    policy(state)
+    reconcile(cli)
+    w1 = events_table(cli.ok("--now", T0, "describe", "work", WORK, "-n", "karmada-es-member1"))
+    assert w1 == [["Normal", "WorkDispatching", "0s", "execution-controller", "Work is being dispatched to member clusters."],
+                  ["Warning", "SyncFailed", "0s", "execution-controller",
+                   f"Failed to sync work(karmada-es-member1/{WORK}) to cluster(member1), err: {CONFLICT_MSG}"]]
+    w2 = events_table(cli.ok("--now", T0, "describe", "work", WORK, "-n", "karmada-es-member2"))
+    assert [r[1] for r in w2] == ["WorkDispatching", "SyncSucceed"]
+    assert w2[1][4] == f"Sync work(karmada-es-member2/{WORK}) to cluster(member2) successful."
+    deploy = events_table(cli.ok("--now", T0, "describe", "deploy", "nginx"))
+    assert ["Normal", "SyncSucceed", "0s", "execution-controller",
+            "Successfully applied resource(default/nginx) to cluster member2"] in deploy
+    assert ["Warning", "SyncFailed", "0s", "execution-controller",
+            f"Failed to create or update resource(default/nginx) in member cluster(member1): {CONFLICT_MSG}"] in deploy
+
+    # suspending dispatching to member2 is recorded on its Work
+    policy(state, extra="\n  suspension:\n    dispatchingOnClusters:\n      clusterNames: [member2]")
+    reconcile(cli, 10)
+    w2 = events_table(cli.ok("--now", at(10), "describe", "work", WORK, "-n", "karmada-es-member2"))
+    assert w2[-1] == ["Normal", "WorkDispatching", "0s", "execution-controller", "Work dispatching is in a suspended state."]
