@@ -268,6 +268,13 @@ def get_cmd(c: Context, kind: str, name: str | None, namespace: str, all_namespa
 def describe_cmd(c: Context, kind: str, name: str | None, namespace: str, all_namespaces: bool) -> None:
     snap = load_snapshot(c)
     info = resolve_kind(snap, kind)
+    if (info.group, info.kind) == ("events.k8s.io", "Event"):
+        objs = _event_rows(c, info, name, namespace, all_namespaces)
+        if name and not objs:
+            raise not_found(info, name)
+        texts = [describe_text(o) for o in objs]
+        sys.stdout.write("\n\n".join(t.rstrip("\n") for t in texts) + ("\n" if texts else ""))
+        return
     if name:
         obj = find(snap, info, name, namespace)
         if obj is None:

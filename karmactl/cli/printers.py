@@ -282,8 +282,11 @@ def describe_text(obj: dict, events: list[str] | None = None, extra: str = "") -
             _tree(obj[section], 1, lines)
     for k, v in obj.items():
         if k not in ("apiVersion", "kind", "metadata", "spec", "status") and v not in (None, {}):
-            lines.append(f"{_title(k)}:")
-            _tree(v, 1, lines)
+            if isinstance(v, (dict, list)):
+                lines.append(f"{_title(k)}:")
+                _tree(v, 1, lines)
+            else:  # e.g. an Event's reason, note, type
+                lines.append(f"{_title(k)}:  {_scalar(v)}")
     if extra:
         lines.append(extra.rstrip("\n"))
     lines.append("Events:" if events else "Events:       <none>")

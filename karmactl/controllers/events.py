@@ -43,6 +43,7 @@ from karmactl.api import constants as C
 from karmactl.api.objects import content_hash, get_condition, parse_time
 from karmactl.api.snapshot import Key, Snapshot
 from karmactl.controllers.binding import work_binding_key
+from karmactl.controllers.detector import _SCHEDULER_OWNED
 
 EVENTS_GROUP = "events.k8s.io"
 EVENT_API_VERSION = "events.k8s.io/v1"
@@ -65,9 +66,6 @@ DEFAULT_SCHEDULER = "default-scheduler"
 
 NORMAL, WARNING = "Normal", "Warning"
 
-# spec fields of a binding written by others than the detector (scheduler, evictions, dependencies)
-_NOT_DETECTOR_SPEC = frozenset({"clusters", "gracefulEvictionTasks", "activeEvictionHistory",
-                                "rescheduleTriggeredAt", "requiredBy"})
 _READY_TAINT_KEYS = frozenset({C.TAINT_NOT_READY, C.TAINT_UNREACHABLE})
 
 
@@ -149,7 +147,8 @@ def _policy_of(binding: dict) -> tuple:
 
 def _detector_part(binding: dict) -> tuple:
     spec = binding.get("spec") or {}
-    return _policy_of(binding), {k: v for k, v in spec.items() if k not in _NOT_DETECTOR_SPEC}
+    # spec fields of a binding written by others than the detector (scheduler, evictions, dependencies)
+    return _policy_of(binding), {k: v for k, v in spec.items() if k not in _SCHEDULER_OWNED}
 
 
 def _cond(obj: dict | None, ctype: str) -> tuple:

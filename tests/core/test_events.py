@@ -12,7 +12,7 @@ from karmactl.api.snapshot import Snapshot
 from karmactl.controllers.events import derive_events, make_event, merge_events
 
 from tests.conftest import write
-from tests.core.test_offline_run import STATIC_PP
+from tests.core.test_offline_run import NGINX, STATIC_PP
 from tests.failover.helpers import T0, at, binding, cluster, taint
 from tests.failover.test_walkthrough_offline import WORK, walk  # noqa: F401  (fixture)
 
@@ -55,6 +55,35 @@ def test_first_run_records_policy_scheduling_and_sync(walk):
     # Works and Clusters had nothing happen to them that Karmada records
     assert walk.cli.ok("describe", "work", WORK, "-n", "karmada-es-member1").rstrip().endswith("Events:       <none>")
     assert walk.cli.ok("describe", "cluster", "member1").rstrip().endswith("Events:       <none>")
+
+
+def test_an_override_only_syncs_works_and_a_template_change_reapplies_the_policy(walk, state):
+    walk.setup(STATIC_PP)
+    walk.reconcile(T0)
+    write(walk.inputs / "op.yaml", """
+        apiVersion: policy.karmada.io/v1alpha1
+        kind: OverridePolicy
+        metadata: {name: nginx-op}
+        spec:
+          resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+          overrideRules:
+          - targetCluster: {clusterNames: [member1]}
+            overriders:
+              labelsOverrider: [{operator: add, value: {env: dev}}]
+        """)
+    walk.cli.ok("apply", "-f", str(walk.inputs / "op.yaml"))
+    walk.reconcile(at(60))
+    rows = events_table(walk.cli.ok("--now", at(60), "describe", "deploy", "nginx"))
+    assert [r[1:3] for r in rows] == [["ApplyPolicySucceed", "60s"], ["ScheduleBindingSucceed", "60s"],
+                                      ["SyncWorkSucceed", "0s (x2 over 60s)"]]
+
+    walk.cli.ok("apply", "-f", str(write(walk.inputs / "nginx.yaml", NGINX.replace("replicas: 3", "replicas: 6"))))
+    walk.reconcile(at(120))
+    rows = events_table(walk.cli.ok("--now", at(120), "describe", "deploy", "nginx"))
+    assert [r[1:3] for r in rows] == [  # oldest last seen first, as kubectl describe sorts
+        ["ScheduleBindingSucceed", "2m"], ["ApplyPolicySucceed", "0s (x2 over 2m)"],
+        ["ScheduleBindingSucceed", "0s"], ["SyncWorkSucceed", "0s (x3 over 2m)"]]
+    assert rows[2][4] == "Binding has been scheduled successfully. Result: {member1:2, member2:4}"
 
 
 def test_an_unchanged_run_writes_no_event(walk, state):
@@ -106,6 +135,17 @@ def test_get_events_table_namespaces_and_field_selector(walk):
     # involvedObject.* (core/v1 Events' spelling) selects the same
     assert walk.cli.ok("get", "ev", "--field-selector", "involvedObject.name!=nginx-deployment", "-o", "name").splitlines() \
         == [f"event.events.k8s.io/{e}" for e in json_names(walk, "regarding.name=nginx")]
+
+
+def test_describe_an_event(walk):
+    walk.setup(STATIC_PP)
+    walk.reconcile(T0)
+    (name,) = json_names(walk, "reason=ApplyPolicySucceed")
+    text = walk.cli.ok("describe", "ev", name)
+    assert f"Name:         {name}\n" in text
+    assert "Reason:  ApplyPolicySucceed\n" in text and "Note:  Apply policy(default/nginx-propagation) succeed\n" in text
+    code, _out, err = walk.cli("describe", "ev", "nginx.0000000000000000")
+    assert code == 1 and 'events.events.k8s.io "nginx.0000000000000000" not found' in err
 
 
 def json_names(walk, selector: str) -> list[str]:
