@@ -21,8 +21,11 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-TOOL = REPO.parent / "shared" / "tools" / "kube-apiserver"
-KARMADA_CRDS = REPO.parent / "shared" / "data" / "karmada-crds"
+# ../shared beside the checkout; a git worktree under <checkout's parent>/wt/<name> finds it two up
+SHARED = next((d / "shared" for d in (REPO.parent, REPO.parent.parent) if (d / "shared").is_dir()),
+              REPO.parent / "shared")
+TOOL = SHARED / "tools" / "kube-apiserver"
+KARMADA_CRDS = SHARED / "data" / "karmada-crds"
 START_TIMEOUT = 120  # seconds for start.sh (cold start unpacks 105 MiB; busy machines are slow)
 
 

@@ -189,7 +189,7 @@ def field_selector_matches(reqs: list, obj: dict) -> bool:
     return True
 
 
-def _event_rows(c: Context, info, name: str | None, namespace: str, all_namespaces: bool) -> list[dict]:
+def _event_rows(c: Context, name: str | None, namespace: str, all_namespaces: bool) -> list[dict]:
     """Stored Events (karmactl/store/events.py), oldest last seen first, as kubectl lists them."""
     from karmactl.controllers.events import last_seen
     from karmactl.store.events import load_events
@@ -216,7 +216,7 @@ def get_cmd(c: Context, kind: str, name: str | None, namespace: str, all_namespa
     rows: list[tuple] = []
     if scope in ("karmada", "all"):
         if is_event:
-            found = _event_rows(c, info, name, namespace, all_namespaces)
+            found = _event_rows(c, name, namespace, all_namespaces)
         elif name:
             obj = find(snap, info, name, namespace)
             found = [obj] if obj is not None else []
@@ -266,32 +266,30 @@ def get_cmd(c: Context, kind: str, name: str | None, namespace: str, all_namespa
 
 
 def describe_cmd(c: Context, kind: str, name: str | None, namespace: str, all_namespaces: bool) -> None:
-    snap = load_snapshot(c)
-    info = resolve_kind(snap, kind)
-    if (info.group, info.kind) == ("events.k8s.io", "Event"):
-        objs = _event_rows(c, info, name, namespace, all_namespaces)
-        if name and not objs:
-            raise not_found(info, name)
-        texts = [describe_text(o) for o in objs]
-        sys.stdout.write("\n\n".join(t.rstrip("\n") for t in texts) + ("\n" if texts else ""))
-        return
-    if name:
-        obj = find(snap, info, name, namespace)
-        if obj is None:
-            raise not_found(info, name)
-        objs = [obj]
-    else:
-        objs = [o for o in objects_of(snap, info)
-                if all_namespaces or not info.namespaced or o["metadata"].get("namespace") == namespace]
     from karmactl.cli.describers import describe_extra
     from karmactl.cli.printers import event_lines
     from karmactl.store.events import events_regarding
 
-    def events_of(o: dict) -> list[str]:
-        m = o["metadata"]
-        return event_lines(events_regarding(c.state, info.group, info.kind, m.get("namespace") or "", m["name"]), c.now)
+    snap = load_snapshot(c)
+    info = resolve_kind(snap, kind)
+    is_event = (info.group, info.kind) == ("events.k8s.io", "Event")
+    if is_event:
+        objs = _event_rows(c, name, namespace, all_namespaces)
+    elif name:
+        obj = find(snap, info, name, namespace)
+        objs = [obj] if obj is not None else []
+    else:
+        objs = [o for o in objects_of(snap, info)
+                if all_namespaces or not info.namespaced or o["metadata"].get("namespace") == namespace]
+    if name and not objs:
+        raise not_found(info, name)
 
-    texts = [describe_text(o, events=events_of(o), extra=describe_extra(snap, info, o, c.now)) for o in objs]
+    def key(o: dict) -> tuple:
+        return (info.group, info.kind, o["metadata"].get("namespace") or "", o["metadata"]["name"])
+
+    events = {} if is_event else events_regarding(c.state, {key(o) for o in objs})
+    texts = [describe_text(o, events=event_lines(events.get(key(o), []), c.now),
+                           extra="" if is_event else describe_extra(snap, info, o, c.now)) for o in objs]
     sys.stdout.write("\n\n".join(t.rstrip("\n") for t in texts) + ("\n" if texts else ""))
 
 

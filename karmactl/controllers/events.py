@@ -38,6 +38,7 @@ Pure: no I/O, the clock is an argument.
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import lru_cache
 
 from karmactl.api import constants as C
 from karmactl.api.objects import content_hash, get_condition, parse_time
@@ -49,6 +50,7 @@ EVENTS_GROUP = "events.k8s.io"
 EVENT_API_VERSION = "events.k8s.io/v1"
 REPORTING_INSTANCE = "karmactl"
 EVENTS_PER_OBJECT = 20  # newest Events kept per regarding object
+NOTE_LIMIT = 1024  # bytes: the API server refuses longer notes (events.k8s.io/v1 validation)
 
 # Karmada's controller names (the EventRecorder names in cmd/controller-manager and the scheduler)
 DETECTOR = "resource-detector"
@@ -69,6 +71,7 @@ NORMAL, WARNING = "Normal", "Warning"
 _READY_TAINT_KEYS = frozenset({C.TAINT_NOT_READY, C.TAINT_UNREACHABLE})
 
 
+@lru_cache(maxsize=4096)
 def micro_time(now: str, microseconds: int = 0) -> str:
     """An RFC 3339 time (plus ``microseconds``) as Kubernetes' MicroTime (``2026-01-01T00:00:00.000000Z``).
 
@@ -84,6 +87,12 @@ def regarding_key(ref: dict) -> Key:
             ref.get("name", ""))
 
 
+def _truncate(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` bytes of UTF-8 (not inside a character)."""
+    data = text.encode("utf-8")
+    return text if len(data) <= limit else data[:limit].decode("utf-8", "ignore")
+
+
 def make_event(regarding: dict, etype: str, reason: str, note: str, controller: str, action: str,
                now: str) -> dict:
     """One ``events.k8s.io/v1`` Event, first observed at ``now``.
@@ -96,11 +105,12 @@ def make_event(regarding: dict, etype: str, reason: str, note: str, controller: 
     Args:
         regarding: ``{apiVersion, kind, namespace?, name, uid?}`` (an ObjectReference).
         etype: ``Normal`` or ``Warning``.
-        reason, note: Karmada's reason constant and message.
+        reason, note: Karmada's reason constant and message (cut to :data:`NOTE_LIMIT` bytes).
         controller: Karmada's controller name (``reportingController``).
         action: what was done (``Schedule``, ``Evict``, ...).
         now: RFC 3339.
     """
+    note = _truncate(note, NOTE_LIMIT)
     ident = [regarding.get("apiVersion"), regarding.get("kind"), regarding.get("namespace") or "",
              regarding.get("name"), reason, note, controller]
     name = f"{regarding['name'][:236]}.{content_hash(ident)}"
@@ -265,7 +275,8 @@ def derive_events(before: Snapshot, after: Snapshot, now: str, keep=None) -> lis
         if new is not None:
             _binding_events(rec, old, new, bkey in synced)
     # bindings left as they were whose Works the binding controller changed (e.g. an override)
-    for bkey in sorted(b for b in synced if b is not None and b not in {k for k, _o, _n in changed["bindings"]}):
+    changed_bindings = {k for k, _o, _n in changed["bindings"]}
+    for bkey in sorted(b for b in synced if b is not None and b not in changed_bindings):
         binding = after.bindings.get(bkey)
         if binding is not None and kept("bindings", bkey, binding):
             _binding_events(rec, binding, binding, True)

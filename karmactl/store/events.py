@@ -59,14 +59,19 @@ def load_events(root, namespace: str | None = None) -> list[dict]:
     return out
 
 
-def events_regarding(root, group: str, kind: str, namespace: str, name: str) -> list[dict]:
-    """The stored Events of one object (``namespace`` "" for cluster-scoped ones).
+def events_regarding(root, objects: set) -> dict:
+    """The stored Events of each of ``objects`` (``(group, kind, namespace, name)``, namespace ""
+    for cluster-scoped ones): ``{object: [Event, ...]}``, objects without Events left out.
 
     Raises:
         InputError: an unreadable event file (named).
     """
-    found = _stored_for(root, {(group, kind, namespace, name)})
-    return [e for e in found if regarding_key(e.get("regarding") or {}) == (group, kind, namespace, name)]
+    out: dict = {}
+    for ev in _stored_for(root, objects):
+        obj = regarding_key(ev.get("regarding") or {})
+        if obj in objects:
+            out.setdefault(obj, []).append(ev)
+    return out
 
 
 def _stored_for(root, objects: set) -> list[dict]:
