@@ -29,6 +29,9 @@ karmactl's cluster taints changed  TaintClusterSucceed        Cluster, ``cluster
                                                               or ``cluster-taint-policy-controller``
 =================================  =========================  ==============================================
 
+Deviations: a new eviction task's note adds the task's reason (``Evict from cluster member1 succeed.
+Reason: TaintUntolerated.``), as Karmada's note does not say why; Events are recorded when something
+changed, where Karmada's scheduler records one per scheduling attempt even when nothing moved.
 Karmada's remedy controller records no Events, so changed ``status.remedyActions`` record none here
 either. Failures Karmada reports only as API errors (ApplyPolicyFailed, SyncWorkFailed,
 CleanupWorkFailed, TaintClusterFailed) have no counterpart in a snapshot and are not derived.
@@ -46,7 +49,6 @@ from karmactl.api.snapshot import Key, Snapshot
 from karmactl.controllers.binding import work_binding_key
 from karmactl.controllers.detector import _SCHEDULER_OWNED
 
-EVENTS_GROUP = "events.k8s.io"
 EVENT_API_VERSION = "events.k8s.io/v1"
 REPORTING_INSTANCE = "karmactl"
 EVENTS_PER_OBJECT = 20  # newest Events kept per regarding object
