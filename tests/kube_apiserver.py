@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-# ../shared beside the checkout; a git worktree under <checkout's parent>/wt/<name> finds it two up
-SHARED = next((d / "shared" for d in (REPO.parent, REPO.parent.parent) if (d / "shared").is_dir()),
+# ../shared beside the checkout; a git worktree under <main>/../wt/<name> finds it two levels up
+SHARED = next((base / "shared" for base in REPO.parents if (base / "shared" / "tools" / "kube-apiserver").is_dir()),
               REPO.parent / "shared")
 TOOL = SHARED / "tools" / "kube-apiserver"
 KARMADA_CRDS = SHARED / "data" / "karmada-crds"
