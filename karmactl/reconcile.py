@@ -27,6 +27,7 @@ from karmactl.api.objects import describe_key
 from karmactl.api.snapshot import Settings, Snapshot, StepContext
 from karmactl.controllers import detector
 from karmactl.controllers.registry import PIPELINE
+from karmactl.store.events import stage_events
 from karmactl.store.state import InputError, Source, StateStore, key_of
 
 MAX_PASSES = 10
@@ -278,7 +279,8 @@ def _run(store: StateStore, options: RunOptions, members) -> RunReport:
     if options.dry_run:
         report.changes = _planned_changes(store, before, after)
     else:
-        report.changes = store.write_changes(before, after)
+        # Events (karmactl/store/events.py): derived from this run's changes, staged with its files
+        report.changes = store.write_changes(before, after, extra=lambda w: stage_events(store, w, before, after, options.now))
     return report
 
 
@@ -473,7 +475,8 @@ def unjoin(store: StateStore, name: str, members: Members | None, clock, wait: f
             raise UnjoinError("PullMode", f"cluster {name} is a Pull mode member cluster, please use command "
                                           f"`unregister` if you want to continue unregistering the cluster")
         report = RunReport()
-        after, remaining = unjoin_pass(before, name, clock(), members, report)
+        now = clock()
+        after, remaining = unjoin_pass(before, name, now, members, report)
         why = report.member_errors.get(name) or ""
         if remaining and time.monotonic() < deadline:
             if on_wait is not None and time.monotonic() - announced > 10:
@@ -489,7 +492,7 @@ def unjoin(store: StateStore, name: str, members: Members | None, clock, wait: f
                                          f"member", remaining, why)
         for wkey in remaining:
             after.set_work(wkey, None)
-        store.write_changes(before, after)
+        store.write_changes(before, after, extra=lambda w: stage_events(store, w, before, after, now))
         index = edit.index_user_objects(store)
         if key in index:
             edit.remove_object(store, index[key])
@@ -526,8 +529,9 @@ def _compute_shard(index: int) -> tuple:
     try:
         sub = sharding.split(before, index)
         after = compute(sub, now, report=report)
-        staged = store.stage_changes(sub, after, writer,
-                                     keep=lambda which, key, obj: sharding.owner(which, key, obj) == index)
+        owned = lambda which, key, obj: sharding.owner(which, key, obj) == index  # noqa: E731
+        staged = store.stage_changes(sub, after, writer, keep=owned)
+        staged += stage_events(store, writer, sub, after, now, keep=owned)  # Events of the objects it owns
     except Exception as exc:  # noqa: BLE001 - handed to the parent, which raises it
         return writer.plan(), [], report.warnings, report.events, report.passes, exc
     return writer.plan(), staged, report.warnings, report.events, report.passes, None

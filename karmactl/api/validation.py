@@ -66,6 +66,10 @@ def validate_defaulted(target: dict, registry: KindRegistry, errs: list[FieldErr
         errs.append(FieldError("kind", "Unsupported value: resource interpreter webhooks are not supported by "
                                        "karmactl (it calls no webhooks): interpret the kind with a "
                                        "ResourceInterpreterCustomization (Lua) instead"))
+    if info is not None and (info.group, info.kind) == ("events.k8s.io", "Event"):
+        # Events are history a run records under computed/events/ (karmactl/store/events.py)
+        return [FieldError("kind", 'Invalid value: "Event": Events are recorded by karmactl runs '
+                                   '(computed/events/), they cannot be written in the state directory')]
     errs += _metadata_errors(target, info)
     if info is not None and info.karmada:
         errs += _karmada_errors(target, info)

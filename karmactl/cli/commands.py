@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import re
 import sys
-import time
 from pathlib import Path
 
 from karmactl.api.selectors import label_selector_matches
@@ -163,28 +162,82 @@ def parse_label_selector(text: str) -> dict:
     return {"matchLabels": labels, "matchExpressions": exprs}
 
 
+_OBJECT_FIELDS = ("metadata.name", "metadata.namespace")
+_EVENT_FIELDS = _OBJECT_FIELDS + tuple(f"{p}.{f}" for p in ("regarding", "involvedObject")
+                                       for f in ("apiVersion", "kind", "namespace", "name", "uid")) + (
+    "reason", "type", "reportingController")
+
+
+def parse_field_selector(text: str, fields: tuple) -> list[tuple[str, bool, str]]:
+    """``f=v,f!=v`` (``==`` too) -> ``[(field, equal, value)]``; ``involvedObject.*`` reads ``regarding.*``.
+
+    Raises:
+        CLIError: unparseable, or a field the kind cannot be selected by (kubectl's wording).
+    """
+    reqs = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        m = re.fullmatch(r"([A-Za-z.]+)\s*(==|!=|=)\s*(.*)", part)
+        if not m:
+            raise CLIError(f'invalid field selector: "{part}"')
+        if m.group(1) not in fields:
+            raise CLIError(f'field label not supported: {m.group(1)}')
+        reqs.append((m.group(1).replace("involvedObject.", "regarding."), m.group(2) != "!=", m.group(3).strip()))
+    return reqs
+
+
+def field_selector_matches(reqs: list, obj: dict) -> bool:
+    for path, equal, value in reqs:
+        cur = obj
+        for part in path.split("."):
+            cur = cur.get(part) if isinstance(cur, dict) else None
+        if ((cur or "") == value) != equal:
+            return False
+    return True
+
+
+def _event_rows(c: Context, name: str | None, namespace: str, all_namespaces: bool) -> list[dict]:
+    """Stored Events (karmactl/store/events.py), oldest last seen first, as kubectl lists them."""
+    from karmactl.controllers.events import last_seen
+    from karmactl.store.events import load_events
+
+    events = load_events(c.state, None if all_namespaces and not name else namespace)
+    if name:
+        events = [e for e in events if e["metadata"]["name"] == name]
+    return sorted(events, key=lambda e: (last_seen(e), e["metadata"]["namespace"], e["metadata"]["name"]))
+
+
 def get_cmd(c: Context, kind: str, name: str | None, namespace: str, all_namespaces: bool, output: str | None,
-            selector: str | None, scope: str, clusters: str | None, ignore_not_found: bool) -> None:
+            selector: str | None, scope: str, clusters: str | None, ignore_not_found: bool,
+            field_selector: str | None = None) -> None:
     if scope not in ("karmada", "members", "all"):
         raise CLIError(f'invalid --operation-scope "{scope}": must be karmada, members or all')
     if clusters and scope == "karmada":
         raise CLIError("--clusters is only allowed with --operation-scope members or all")
     snap = load_snapshot(c)
     info = resolve_kind(snap, kind)
+    is_event = (info.group, info.kind) == ("events.k8s.io", "Event")
+    if is_event and scope != "karmada":
+        raise CLIError("Events are recorded by karmactl runs only: use --operation-scope karmada")
+    fields = parse_field_selector(field_selector, _EVENT_FIELDS if is_event else _OBJECT_FIELDS) if field_selector else []
     rows: list[tuple] = []
     if scope in ("karmada", "all"):
-        if name:
+        if is_event:
+            found = _event_rows(c, name, namespace, all_namespaces)
+        elif name:
             obj = find(snap, info, name, namespace)
-            if obj is not None:
-                rows.append((info, obj, "Karmada"))
+            found = [obj] if obj is not None else []
         else:
-            sel = parse_label_selector(selector) if selector else None
-            for obj in objects_of(snap, info):
-                if info.namespaced and not all_namespaces and obj["metadata"].get("namespace") != namespace:
-                    continue
-                if sel is not None and not label_selector_matches(sel, obj["metadata"].get("labels")):
-                    continue
-                rows.append((info, obj, "Karmada"))
+            found = [obj for obj in objects_of(snap, info)
+                     if not info.namespaced or all_namespaces or obj["metadata"].get("namespace") == namespace]
+        sel = parse_label_selector(selector) if selector and not name else None
+        for obj in found:
+            if sel is not None and not label_selector_matches(sel, obj["metadata"].get("labels")):
+                continue
+            if fields and not field_selector_matches(fields, obj):
+                continue
+            rows.append((info, obj, "Karmada"))
     member_errors = []
     if scope in ("members", "all"):
         from karmactl.cli.members_view import member_rows
@@ -221,18 +274,30 @@ def get_cmd(c: Context, kind: str, name: str | None, namespace: str, all_namespa
 
 
 def describe_cmd(c: Context, kind: str, name: str | None, namespace: str, all_namespaces: bool) -> None:
+    from karmactl.cli.describers import describe_extra
+    from karmactl.cli.printers import event_lines
+    from karmactl.store.events import events_regarding
+
     snap = load_snapshot(c)
     info = resolve_kind(snap, kind)
-    if name:
+    is_event = (info.group, info.kind) == ("events.k8s.io", "Event")
+    if is_event:
+        objs = _event_rows(c, name, namespace, all_namespaces)
+    elif name:
         obj = find(snap, info, name, namespace)
-        if obj is None:
-            raise not_found(info, name)
-        objs = [obj]
+        objs = [obj] if obj is not None else []
     else:
         objs = [o for o in objects_of(snap, info)
                 if all_namespaces or not info.namespaced or o["metadata"].get("namespace") == namespace]
-    from karmactl.cli.describers import describe_extra
-    texts = [describe_text(o, extra=describe_extra(snap, info, o, c.now)) for o in objs]
+    if name and not objs:
+        raise not_found(info, name)
+
+    def key(o: dict) -> tuple:
+        return (info.group, info.kind, o["metadata"].get("namespace") or "", o["metadata"]["name"])
+
+    events = {} if is_event else events_regarding(c.state, {key(o) for o in objs})
+    texts = [describe_text(o, events=event_lines(events.get(key(o), []), c.now),
+                           extra="" if is_event else describe_extra(snap, info, o, c.now)) for o in objs]
     sys.stdout.write("\n\n".join(t.rstrip("\n") for t in texts) + ("\n" if texts else ""))
 
 

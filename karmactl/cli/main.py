@@ -80,12 +80,15 @@ def get(ctx: typer.Context,
         all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces"),
         output: Optional[str] = typer.Option(None, "-o", "--output", help="yaml|json|name|wide|jsonpath=..."),
         selector: Optional[str] = typer.Option(None, "-l", "--selector", help="Label selector (k=v,k!=v,k)."),
+        field_selector: Optional[str] = typer.Option(None, "--field-selector",
+                                                     help="Field selector (f=v,f!=v), e.g. regarding.name=nginx."),
         operation_scope: str = typer.Option("karmada", "-s", "--operation-scope", help="karmada|members|all"),
         clusters: Optional[str] = typer.Option(None, "-C", "--clusters", help="Member clusters (with members/all)."),
         ignore_not_found: bool = typer.Option(False, "--ignore-not-found")):
     """Display objects: the state directory's (status merged) and, with --operation-scope, the members'."""
     from karmactl.cli.commands import get_cmd
-    get_cmd(ctx_of(ctx), kind, name, namespace, all_namespaces, output, selector, operation_scope, clusters, ignore_not_found)
+    get_cmd(ctx_of(ctx), kind, name, namespace, all_namespaces, output, selector, operation_scope, clusters, ignore_not_found,
+            field_selector)
 
 
 @app.command()

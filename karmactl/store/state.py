@@ -131,7 +131,9 @@ class StateStore:
         base = self.root / COMPUTED_DIR
         out: list[Path] = []
         if base.is_dir():
-            for dirpath, _dirs, files in os.walk(base):
+            for dirpath, dirs, files in os.walk(base):
+                if dirpath == str(base) and "events" in dirs:
+                    dirs.remove("events")  # Events are history, not input (karmactl/store/events.py)
                 out.extend(Path(dirpath) / f for f in files if f.endswith(".json") and not f.startswith("."))
         out.sort()
         return out
@@ -385,8 +387,11 @@ class StateStore:
                     changes.append((index, key, "write", rel))
         return changes
 
-    def write_changes(self, before: Snapshot, after: Snapshot) -> list[tuple[str, str]]:
+    def write_changes(self, before: Snapshot, after: Snapshot, extra=None) -> list[tuple[str, str]]:
         """Write every computed object or overlay that differs between ``before`` and ``after``.
+
+        ``extra``, if given, is ``f(writer) -> [(index, key, action, path)]`` staging more files
+        in the same batch (the run's Events, ``karmactl/store/events.py``).
 
         The whole batch lands together (:class:`~karmactl.store.fsio.TreeWriter`): if any write
         fails, nothing is changed. Returns ``[(action, relative_path)]`` with action ``write`` or
@@ -399,6 +404,8 @@ class StateStore:
         writer = self.new_writer()
         try:
             changes = self.stage_changes(before, after, writer)
+            if extra is not None:
+                changes += extra(writer)
         except BaseException:
             writer.abort()
             raise
@@ -407,7 +414,7 @@ class StateStore:
 
 
 def change_list(staged: list[tuple]) -> list[tuple[str, str]]:
-    """``[(action, path)]`` in report order (bindings, Works, overlays; each by key) from
+    """``[(action, path)]`` in report order (bindings, Works, overlays, Events; each by key) from
     :meth:`StateStore.stage_changes` results."""
     return [(action, rel) for _i, _k, action, rel in sorted(staged, key=lambda c: (c[0], c[1]))]
 

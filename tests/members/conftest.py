@@ -87,6 +87,15 @@ def members(tmp_path, state, monkeypatch):
     m.close()
 
 
+def someone_elses_nginx(member) -> None:
+    """A Deployment ``default/nginx`` on ``member`` that Karmada does not manage (a conflict)."""
+    member.store.create(member._type("apps/v1", "Deployment"), "default", {
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "nginx", "namespace": "default", "labels": {"owner": "someone"}},
+        "spec": {"replicas": 7, "selector": {"matchLabels": {"app": "x"}},
+                 "template": {"metadata": {"labels": {"app": "x"}}, "spec": {"containers": [{"name": "x", "image": "x"}]}}}})
+
+
 def nginx(state: Path, replicas: int = 3, annotations: str = "") -> None:
     write(state / "apps" / "nginx.yaml", f"""
         apiVersion: apps/v1
