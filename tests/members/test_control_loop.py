@@ -9,7 +9,7 @@ import time
 import pytest
 import yaml
 
-from tests.conftest import write
+from tests.conftest import app_failover_policy, write
 
 from .conftest import at, computed, files, kubectl, nginx, reconcile
 
@@ -17,21 +17,7 @@ DEPLOY = ("apps/v1", "Deployment")
 
 
 def failover_policy(state, toleration: int, purge: str = "Immediately") -> None:
-    write(state / "policies" / "nginx.yaml", f"""
-        apiVersion: policy.karmada.io/v1alpha1
-        kind: PropagationPolicy
-        metadata: {{name: nginx, namespace: default}}
-        spec:
-          resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]
-          propagateDeps: true
-          placement:
-            clusterAffinity: {{clusterNames: [member1, member2]}}
-            replicaScheduling: {{replicaSchedulingType: Duplicated}}
-          failover:
-            application:
-              decisionConditions: {{tolerationSeconds: {toleration}}}
-              purgeMode: {purge}
-        """)
+    write(state / "policies" / "nginx.yaml", app_failover_policy(toleration, purge))
 
 
 def rollout_done(obj: dict | None) -> bool:
