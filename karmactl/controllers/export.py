@@ -259,7 +259,7 @@ def _settings_flags(ex: Export, data: dict, has_taint_policies: bool) -> None:
     if s.cluster_failover or has_taint_policies:
         # Karmada starts the taint manager and the ClusterTaintPolicy controller only with Failover
         gates["Failover"] = "true"
-    if str(data.get("propagationPolicyPreemption", "")).strip().lower() == "true":
+    if s.policy_preemption:
         gates["PropagationPolicyPreemption"] = "true"
     if gates:
         cm.append("--feature-gates=" + ",".join(f"{k}={v}" for k, v in gates.items()))
