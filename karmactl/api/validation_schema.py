@@ -169,7 +169,8 @@ RESOURCE_SELECTOR = Obj({"apiVersion": Str(), "kind": Str(), "namespace": Str(),
                          "labelSelector": LABEL_SELECTOR}, ("apiVersion", "kind"))
 
 PURGE_MODES_APPLICATION = ("Directly", "Gracefully", "Never")
-PURGE_MODES_CLUSTER = ("Directly", "Gracefully")
+# Never for cluster failover: proposal configurable-cluster-failover.md (Karmada's CRD has only the two)
+PURGE_MODES_CLUSTER = ("Directly", "Gracefully", "Never")
 STATE_PRESERVATION = Obj({"rules": Arr(Obj({"aliasLabelName": Str(), "jsonPath": Str()},
                                            ("aliasLabelName", "jsonPath")))}, ("rules",))
 FAILOVER = Obj({
