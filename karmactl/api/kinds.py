@@ -106,6 +106,8 @@ BUILTIN_KINDS: tuple[KindInfo, ...] = (
     _k("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", False, ("pc",)),
     _k("storage.k8s.io", "v1", "StorageClass", "storageclasses", False, ("sc",)),
     _k("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions", False, ("crd", "crds")),
+    # Karmada control-plane kinds added later
+    _k("apps.karmada.io", "v1alpha1", "WorkloadRebalancer", "workloadrebalancers", False, (), karmada=True),
 )
 
 

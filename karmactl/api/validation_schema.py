@@ -401,6 +401,14 @@ CLUSTER_SPEC = Obj({
     }, ("grade", "ranges"))),
 })
 
+# --- WorkloadRebalancer (apps.karmada.io) -----------------------------------------------------
+
+WORKLOAD_REBALANCER_SPEC = Obj({
+    "workloads": Arr(Obj({"apiVersion": Str(), "kind": Str(), "name": Str(), "namespace": Str()},
+                         ("apiVersion", "kind", "name")), min_items=1),
+    "ttlSecondsAfterFinished": Int(minimum=0),
+}, ("workloads",))
+
 # kind -> (spec schema, spec required)
 SPEC_SCHEMAS: dict[tuple[str, str], tuple[Obj, bool]] = {
     ("cluster.karmada.io", "Cluster"): (CLUSTER_SPEC, True),
@@ -414,4 +422,5 @@ SPEC_SCHEMAS: dict[tuple[str, str], tuple[Obj, bool]] = {
     ("work.karmada.io", "Work"): (WORK_SPEC, True),
     ("remedy.karmada.io", "Remedy"): (REMEDY_SPEC, True),
     ("networking.karmada.io", "MultiClusterIngress"): (INGRESS_SPEC, False),
+    ("apps.karmada.io", "WorkloadRebalancer"): (WORKLOAD_REBALANCER_SPEC, True),
 }

@@ -9,6 +9,7 @@ What is translated and where it goes:
   :class:`Lossy`); the objects are grouped by apply order (CRDs, Namespaces, Karmada's policies,
   resource templates), and a namespace used but never written gets its Namespace, since the
   karmada-apiserver (unlike a state directory) needs it before anything lives in it;
+* WorkloadRebalancers are left out (one-off actions already carried out);
 * Clusters become ``karmadactl join`` lines (Karmada serves Cluster from its aggregated API server
   and join creates the object and its ``secretRef``), their labels and spec fields that join has no
   flag for become ``kubectl`` lines;
@@ -148,6 +149,12 @@ def translate(objects: list, access: dict) -> Export:
             continue
         if group == "cluster.karmada.io" and kind == "Cluster":
             ex.joins.append(_join_of(obj, access))
+            continue
+        if group == "apps.karmada.io" and kind == "WorkloadRebalancer":
+            # a one-off action karmactl has carried out: applied to Karmada it would get a new
+            # creationTimestamp and reschedule the workloads afresh once more
+            ex.notes.append(f"WorkloadRebalancer {md.get('name')} ({where}) not handed over: a one-off "
+                            f"reschedule, applied to Karmada it would run again")
             continue
         out, _errors = normalize_aliases(obj)
         out = _without_server_fields(out)

@@ -73,6 +73,7 @@ def test_export_writes_karmadas_objects_without_karmactls_and_exits_1_for_propos
         metadata: {name: karmactl-config, namespace: karmada-system}
         data: {gracefulEvictionTimeout: 120s, clusterFailureThreshold: 45s, conditionDetectionTimeout: 5s}
         """)
+    cli.ok("rebalance", "deploy/nginx", "--name", "once")
     out = tmp_path / "handoff"
     code, _out, err = cli("export", "--to-karmada", str(out))
     assert code == 1, err
@@ -84,7 +85,8 @@ def test_export_writes_karmadas_objects_without_karmactls_and_exits_1_for_propos
 
     docs = documents(out)
     assert not any("karmactl.io/" in yaml.safe_dump(d) for d in docs)
-    assert not any(d["kind"] in ("Cluster", "ConfigMap") for d in docs)
+    assert not any(d["kind"] in ("Cluster", "ConfigMap", "WorkloadRebalancer") for d in docs)
+    assert "WorkloadRebalancer once (workloadrebalancers/once.yaml:1) not handed over" in report
     app = find(docs, "PropagationPolicy", "nginx")["spec"]["failover"]["application"]
     assert app == {"decisionConditions": {"tolerationSeconds": 30}, "purgeMode": "Directly"}
     assert [f.name for f in sorted(out.glob("*.yaml"))] == ["00-crds.yaml", "20-policies.yaml", "30-resources.yaml"]
