@@ -111,6 +111,16 @@ BUILTIN_KINDS: tuple[KindInfo, ...] = (
 )
 
 
+# Karmada kinds karmactl does not implement: refused by name (even when a CRD in the state directory
+# defines them) rather than stored and never acted upon.
+UNSUPPORTED_KARMADA_KINDS: dict[tuple[str, str], str] = {
+    ("policy.karmada.io", "FederatedResourceQuota"): "quota enforcement across clusters",
+    ("networking.karmada.io", "MultiClusterService"): "multi-cluster Service exposure and discovery",
+    ("autoscaling.karmada.io", "FederatedHPA"): "federated autoscaling",
+    ("autoscaling.karmada.io", "CronFederatedHPA"): "scheduled federated autoscaling",
+}
+
+
 @dataclass
 class KindRegistry:
     """Lookup of :class:`KindInfo` by (group, kind), by apiVersion+kind and by command-line name."""

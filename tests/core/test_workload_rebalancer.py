@@ -120,3 +120,4 @@ def test_a_rebalancer_of_a_workload_without_binding_fails_it(cli, state):
     assert code == 2 and 'workloadrebalancer "again" exists already' in err
     code, _out, err = cli("rebalance", "deploy/missing")
     assert code == 1 and "not found" in err
+
