@@ -9,6 +9,7 @@ import pytest
 from karmactl.api.defaults import default_object
 from karmactl.controllers.detector import preempting_policy
 from tests.conftest import NOW, write
+from tests.core.test_offline_run import NGINX as NGINX_YAML
 
 NGINX = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "nginx", "namespace": "default"}}
 BY_NAME = [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "nginx"}]
@@ -69,17 +70,7 @@ def write_policy(state, name, priority, clusters, preemption="Never"):
 def test_a_preempting_policy_takes_the_template_from_a_lower_priority_one(cli, state, gate):
     from tests.conftest import cluster_yaml
     write(state / "clusters.yaml", cluster_yaml("member1") + "---" + cluster_yaml("member2"))
-    write(state / "nginx.yaml", """
-        apiVersion: apps/v1
-        kind: Deployment
-        metadata: {name: nginx, namespace: default}
-        spec:
-          replicas: 1
-          selector: {matchLabels: {app: nginx}}
-          template:
-            metadata: {labels: {app: nginx}}
-            spec: {containers: [{name: nginx, image: nginx}]}
-        """)
+    write(state / "nginx.yaml", NGINX_YAML)
     write(state / "settings.yaml", f"""
         apiVersion: v1
         kind: ConfigMap

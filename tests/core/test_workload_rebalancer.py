@@ -8,6 +8,7 @@ import pytest
 
 from karmactl.controllers.workload_rebalancer import sync_workloads, trigger
 from tests.conftest import cluster_yaml, write
+from tests.core.test_offline_run import NGINX as NGINX_YAML, PP_HEAD
 from tests.failover.helpers import T0, at
 
 NGINX = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "nginx", "namespace": "default"}
@@ -43,23 +44,7 @@ def member(name: str) -> str:
       resourceSummary:
         allocatable: {pods: "100", cpu: "100", memory: 100Gi}
     """
-DYNAMIC = """
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: nginx, namespace: default}
-spec:
-  replicas: 4
-  selector: {matchLabels: {app: nginx}}
-  template:
-    metadata: {labels: {app: nginx}}
-    spec: {containers: [{name: nginx, image: nginx, resources: {requests: {cpu: 100m}}}]}
----
-apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: nginx, namespace: default}
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
-  placement:
+DYNAMIC = NGINX_YAML.replace("replicas: 3", "replicas: 4") + "---" + PP_HEAD + """\
     clusterAffinity: {clusterNames: [member1, member2]}
     replicaScheduling:
       replicaSchedulingType: Divided
