@@ -202,3 +202,31 @@ def test_check_on_an_existing_server_dry_runs_and_names_rejected_objects(cli, st
         assert server.kubectl("get", "propagationpolicies", "-A", "-o", "name").stdout == ""
     finally:
         server.stop()
+
+
+def test_cluster_failover_fields_karmada_lacks_are_left_out_and_listed(cli, state, tmp_path):
+    write(state / "cpp.yaml", """
+        apiVersion: policy.karmada.io/v1alpha1
+        kind: ClusterPropagationPolicy
+        metadata: {name: keep}
+        spec:
+          resourceSelectors: [{apiVersion: v1, kind: Namespace, name: team}]
+          failover:
+            cluster: {purgeMode: Never}
+        ---
+        apiVersion: policy.karmada.io/v1alpha1
+        kind: ClusterPropagationPolicy
+        metadata: {name: slow}
+        spec:
+          resourceSelectors: [{apiVersion: v1, kind: Namespace, name: other}]
+          failover:
+            cluster: {purgeMode: Graciously, gracePeriodSeconds: 90}
+        """)
+    out = tmp_path / "handoff"
+    code, _out, err = cli("export", "--to-karmada", str(out))
+    assert code == 1
+    assert "ClusterPropagationPolicy keep (cpp.yaml:1): spec.failover.cluster.purgeMode: Karmada's CRD allows only" in err
+    assert "ClusterPropagationPolicy slow (cpp.yaml:9): spec.failover.cluster.gracePeriodSeconds:" in err
+    docs = documents(out)
+    assert "failover" not in find(docs, "ClusterPropagationPolicy", "keep")["spec"]
+    assert find(docs, "ClusterPropagationPolicy", "slow")["spec"]["failover"] == {"cluster": {"purgeMode": "Gracefully"}}
