@@ -422,8 +422,12 @@ def shard_count(snap: Snapshot) -> int:
     import multiprocessing
     import os
 
+    from karmactl.controllers import workload_rebalancer
+
     if len(snap.user) < SHARD_MIN_OBJECTS or (os.cpu_count() or 1) < 2:
         return 1
+    if workload_rebalancer.pending(snap):
+        return 1  # a rebalancer reads bindings of every shard: the run that acts on it is not split
     return SHARDS if "fork" in multiprocessing.get_all_start_methods() else 1
 
 

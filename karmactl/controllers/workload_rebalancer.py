@@ -18,7 +18,7 @@ Follows ``pkg/controllers/workloadrebalancer/workloadrebalancer_controller.go``:
   edits a user-written file, because Karmada deletes the object itself).
 
 A rebalancer's ``creationTimestamp`` (and uid, generation) is kept in its overlay from the first run
-that sees it.
+that sees it. A run with a rebalancer still to act on is not split into shards (:func:`pending`).
 """
 from __future__ import annotations
 
@@ -104,6 +104,19 @@ def expired(rebalancer: dict, overlay: dict | None, now: str) -> bool:
     return parse_time(add_seconds(finish, int(ttl))) <= parse_time(now)
 
 
+def pending(snap) -> bool:
+    """Whether a WorkloadRebalancer has a listed workload without result yet (it has still to read,
+    and perhaps update, bindings anywhere in the snapshot; once every entry has its result it
+    reads none)."""
+    for key in snap.keys_of_kind(GROUP, KIND):
+        status = (snap.overlays.get(key) or {}).get("status") or {}
+        observed = sync_workloads((snap.user[key].get("spec") or {}).get("workloads") or [],
+                                  status.get("observedWorkloads") or [])
+        if any(item.get("result") not in (SUCCESSFUL, FAILED) for item in observed):
+            return True
+    return False
+
+
 def step(loaded, out, now: str, ctx) -> bool:
     """Pipeline step ``workload-rebalancer``: trigger fresh scheduling of the listed workloads'
     bindings and keep each rebalancer's status (``pkg/controllers/workloadrebalancer/``)."""
@@ -136,4 +149,4 @@ def step(loaded, out, now: str, ctx) -> bool:
     return changed
 
 
-__all__ = ["binding_key", "expired", "step", "sync_workloads", "trigger"]
+__all__ = ["binding_key", "expired", "pending", "step", "sync_workloads", "trigger"]

@@ -83,6 +83,7 @@ def test_a_preempting_policy_takes_the_template_from_a_lower_priority_one(cli, s
     write_policy(state, "high", 5, "member2", preemption="Always")
     code, _out, err = cli("reconcile", "--offline", "--now", NOW)
     assert code == 0, err
+    assert cli("plan", "--now", NOW)[0] == 0, "a second run at the same time would change files"
     works = sorted(p.parent.name for p in (state / "computed" / "works").glob("*/nginx-*.json"))
     if not gate:
         assert binding_policy(state) == "low" and works == ["karmada-es-member1"]

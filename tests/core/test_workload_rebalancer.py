@@ -61,6 +61,7 @@ def targets(cli) -> dict:
 def reconcile(cli, now):
     code, _out, err = cli("reconcile", "--offline", "--now", now)
     assert code == 0, err
+    assert cli("plan", "--now", now)[0] == 0, "a second run at the same time would change files"
     return err
 
 
