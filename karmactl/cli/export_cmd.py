@@ -32,7 +32,6 @@ import typer
 from karmactl.cli.context import CLIError, Context, ExitCode, err, out
 
 CM_FLAGS_FILE = "karmada-controller-manager.flags"
-SCHEDULER_FLAGS_FILE = "karmada-scheduler.flags"
 KUBECTL_TIMEOUT = 300  # seconds for one kubectl call (a slow box installs 19 CRDs in well under this)
 
 
@@ -129,7 +128,7 @@ def _write(target: Path, ex, dump_all) -> int:
     """
     from karmactl.controllers.export import FILES
 
-    ours = {name for name, _ in FILES} | {"join.sh", "REPORT.md", CM_FLAGS_FILE, SCHEDULER_FLAGS_FILE}
+    ours = {name for name, _ in FILES} | {"join.sh", "REPORT.md", CM_FLAGS_FILE}
     if target.exists():
         if not target.is_dir():
             raise CLIError(f"--to-karmada {target}: not a directory")
@@ -147,8 +146,6 @@ def _write(target: Path, ex, dump_all) -> int:
     script.write_text(join_script(ex), encoding="utf-8")
     script.chmod(0o755)
     (target / CM_FLAGS_FILE).write_text("".join(f + "\n" for f in ex.controller_manager_flags), encoding="utf-8")
-    if ex.scheduler_flags:
-        (target / SCHEDULER_FLAGS_FILE).write_text("".join(f + "\n" for f in ex.scheduler_flags), encoding="utf-8")
     return sum(len(objs) for objs in ex.files.values())
 
 

@@ -106,7 +106,8 @@ class Export:
     Attributes:
         files: ``{file name: [objects]}`` in apply order (names from :data:`FILES`; empty ones absent).
         joins: one :class:`Join` per Cluster, by name.
-        controller_manager_flags / scheduler_flags: ``--flag=value`` strings.
+        controller_manager_flags: ``--flag=value`` strings (karmada-scheduler needs none: no
+            karmactl setting changes the scheduler, whose defaults are Karmada's).
         lossy: fields and settings a real Karmada would drop or reject.
         notes: behaviour differences that lose nothing written (defaults, implied Namespaces, stripped
             karmactl annotations), one line each.
@@ -115,7 +116,6 @@ class Export:
     files: dict = field(default_factory=dict)
     joins: list = field(default_factory=list)
     controller_manager_flags: list = field(default_factory=list)
-    scheduler_flags: list = field(default_factory=list)
     lossy: list = field(default_factory=list)
     notes: list = field(default_factory=list)
 
@@ -257,7 +257,7 @@ def _seconds(value: float) -> str:
 
 
 def _settings_flags(ex: Export, data: dict, has_taint_policies: bool) -> None:
-    """Flags of karmada-controller-manager and karmada-scheduler for karmactl-config's ``data``."""
+    """karmada-controller-manager flags for karmactl-config's ``data``."""
     from karmactl.api.snapshot import Settings
 
     s = Settings.from_snapshot(_settings_snapshot(data))
@@ -349,8 +349,7 @@ def report_markdown(ex: Export, check: list | None = None) -> str:
             out.append(f"- `{name}`: {label} ({len(ex.files[name])})")
     out.append(f"- `join.sh`: {len(ex.joins)} member cluster(s)")
     out += ["", "## karmada-controller-manager flags", "", "```"] + ex.controller_manager_flags + ["```"]
-    if ex.scheduler_flags:
-        out += ["", "## karmada-scheduler flags", "", "```"] + ex.scheduler_flags + ["```"]
+    out += ["", "karmada-scheduler needs no flags: no karmactl setting changes the scheduler."]
     out += ["", f"## Dropped: fields and settings a real Karmada does not keep ({len(ex.lossy)})", ""]
     out += [f"- {lo.what}{' (' + lo.where + ')' if lo.where else ''}: `{lo.path}`: {lo.why}" for lo in ex.lossy] or ["none"]
     if ex.notes:

@@ -150,7 +150,9 @@ def apiserver_binary():
 
 
 def test_check_on_a_kube_apiserver_karmactl_starts_accepts_the_samples_and_lists_proposal_fields(
-        cli, state, tmp_path, apiserver_binary):
+        cli, state, tmp_path, apiserver_binary, monkeypatch):
+    import tempfile
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the check server's directory lands here
     samples(state)
     write(state / "guestbook" / "extra.yaml", """
         apiVersion: webapp.my.domain/v1
@@ -173,7 +175,8 @@ def test_check_on_a_kube_apiserver_karmactl_starts_accepts_the_samples_and_lists
     assert report.count("pruned by the API server") == 1
     assert "- Guestbook default/extra (30-resources.yaml): `spec.colour`: pruned by the API server" in report
     assert "error: 3 field(s) or setting(s) would be dropped" in err
-    leftovers = subprocess.run(["pgrep", "-f", "karmactl-check-"], capture_output=True, text=True).stdout
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("karmactl-check-")] == []
+    leftovers = subprocess.run(["pgrep", "-f", f"{tmp_path}/karmactl-check-"], capture_output=True, text=True).stdout
     assert leftovers == "", "the check server was not stopped"
 
 
