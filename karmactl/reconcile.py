@@ -57,6 +57,12 @@ class RunReport:
 
     ``after`` is the computed snapshot; it is None for a large offline run, which is computed
     and written by several processes (:func:`_run_sharded`).
+
+    ``member_changes`` is what an online dry run would do to member copies: ``[{"cluster": str,
+    "action": "create"|"update"|"delete", "ref": "Deployment default/nginx" (cluster-scoped:
+    "ClusterRole name"), "current": dict|None (the member copy as read), "desired": dict|None
+    (what the run would apply)}]``; ``karmactl plan --online`` renders it
+    (``karmactl/cli/diffing.py``).
     """
 
     changes: list = field(default_factory=list)
@@ -316,18 +322,20 @@ def converged(snap: Snapshot) -> tuple[bool, str]:
     return True, ""
 
 
-def run_until_converged(store: StateStore, clock, members: Members, timeout: float, interval: float = 0.5,
-                        on_run=None, locked=None) -> int:
-    """Online runs until one changes nothing and :func:`converged` holds (``reconcile --wait``, ``demo``).
+def run_until_converged(store: StateStore, clock, members: Members | None, timeout: float, interval: float = 0.5,
+                        on_run=None, locked=None, offline: bool = False) -> int:
+    """Runs until one changes nothing and, online, :func:`converged` holds: the members have
+    settled (``reconcile --wait``, ``demo``).
 
     Args:
         store: the state directory.
         clock: ``f() -> RFC 3339`` read once per run.
-        members: the member layer.
+        members: the member layer (None with ``offline``).
         timeout: seconds before giving up.
         interval: seconds between runs.
         on_run: ``f(run number, RunReport, ok, why)`` after each run (progress output).
         locked: a context manager factory held around each run (the state lock), or None.
+        offline: offline runs (the control plane only: until a run changes nothing).
 
     Returns:
         The number of runs.
@@ -340,12 +348,13 @@ def run_until_converged(store: StateStore, clock, members: Members, timeout: flo
     runs = 0
     while True:
         runs += 1
+        options = RunOptions(now=clock(), offline=offline)
         if locked is not None:
             with locked():
-                report = run(store, RunOptions(now=clock(), offline=False), members)
+                report = run(store, options, members)
         else:
-            report = run(store, RunOptions(now=clock(), offline=False), members)
-        ok, why = converged(report.after)
+            report = run(store, options, members)
+        ok, why = (True, "") if offline or report.after is None else converged(report.after)
         if on_run is not None:
             on_run(runs, report, ok, why)
         if ok and not report.changes:
@@ -407,6 +416,76 @@ def _delete_expired_rebalancers(store: StateStore, snap: Snapshot, now: str, rep
         report.events.append(f"workloadrebalancer {key[3]} deleted: ttlSecondsAfterFinished passed "
                              f"({snap.sources[key].path})")
     return bool(gone)
+
+
+class UnjoinError(RuntimeError):
+    """An unjoin that cannot go on. ``reason``: ``NotFound`` (no such Cluster), ``PullMode`` (a
+    Pull cluster is unregistered, not unjoined) or ``Timeout`` (member copies remain after the
+    wait; ``remaining`` lists their Works and ``why`` says what the member answered)."""
+
+    def __init__(self, reason: str, message: str, remaining: list | None = None, why: str = ""):
+        super().__init__(message)
+        self.reason, self.remaining, self.why = reason, remaining or [], why
+
+
+def unjoin(store: StateStore, name: str, members: Members | None, clock, wait: float, force: bool,
+           on_wait=None) -> tuple[list, RunReport]:
+    """Remove a Push member cluster as ``karmadactl unjoin`` does: delete its member copies, drop
+    its Works, remove its Cluster from the state directory.
+
+    Karmada deletes the Cluster object and waits until the execution controller has removed every
+    Work of ``karmada-es-<name>`` (deleting member copies while the member is ready); with
+    ``force`` it drops what is left after the wait (``DeleteClusterObject``). This runs
+    :func:`unjoin_pass` once a second until ``wait`` seconds pass; nothing is written until an
+    attempt succeeds or ``force`` gives up on the member. The caller holds the state lock.
+
+    Args:
+        clock: ``f() -> RFC 3339``, read once per attempt.
+        wait: seconds to wait for the member copies to go.
+        on_wait: ``f(remaining Work keys, why)`` called (at most every 10 s) while waiting.
+
+    Returns:
+        ``(dropped, report)``: the Works dropped without deleting their member copies (only with
+        ``force``) and the last attempt's report.
+
+    Raises:
+        UnjoinError: see its reasons. InputError / NotConvergedError: from the run.
+    """
+    from karmactl.store import edit
+
+    key = ("cluster.karmada.io", "Cluster", "", name)
+    deadline = time.monotonic() + wait
+    announced = 0.0
+    while True:
+        before = load(store)
+        cluster = before.user.get(key)
+        if cluster is None:
+            raise UnjoinError("NotFound", f"no cluster object {name} found in karmada control Plane")
+        if (cluster.get("spec") or {}).get("syncMode") == "Pull":
+            raise UnjoinError("PullMode", f"cluster {name} is a Pull mode member cluster, please use command "
+                                          f"`unregister` if you want to continue unregistering the cluster")
+        report = RunReport()
+        after, remaining = unjoin_pass(before, name, clock(), members, report)
+        why = report.member_errors.get(name) or ""
+        if remaining and time.monotonic() < deadline:
+            if on_wait is not None and time.monotonic() - announced > 10:
+                on_wait(remaining, why or "member copies are not deleted yet")
+                announced = time.monotonic()
+            time.sleep(1.0)
+            continue
+        if remaining and not force:
+            raise UnjoinError("Timeout", f"cluster({name}) was not unjoined within {wait:g}s: the member copies of "
+                                         f"{len(remaining)} Work(s) in {remaining[0][2]} could not be deleted "
+                                         f"({why or 'the member did not delete them'}); retry when the member is "
+                                         f"reachable, or pass --force to remove the Cluster and leave them in the "
+                                         f"member", remaining, why)
+        for wkey in remaining:
+            after.set_work(wkey, None)
+        store.write_changes(before, after)
+        index = edit.index_user_objects(store)
+        if key in index:
+            edit.remove_object(store, index[key])
+        return remaining, report
 
 
 # --------------------------------------------------------------------------- shards
@@ -510,4 +589,4 @@ def _planned_changes(store: StateStore, before: Snapshot, after: Snapshot) -> li
 
 
 __all__ = ["Members", "OfflineMembers", "RunOptions", "RunReport", "run", "compute", "control_loop", "converged",
-           "load", "run_until_converged", "unjoin_pass", "NotConvergedError", "InputError"]
+           "load", "run_until_converged", "unjoin", "unjoin_pass", "UnjoinError", "NotConvergedError", "InputError"]

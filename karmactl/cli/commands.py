@@ -265,28 +265,18 @@ def reconcile_cmd(c: Context, offline: bool, dry_run: bool, wait: bool, timeout:
 
     store = store_of(c)
     members = _members_layer(c, offline)
-    if wait and not dry_run and not offline:
-        report = wait_converged(c, members, parse_duration(timeout), verbose_runs=True)
+    if wait and not dry_run:
+        report = wait_converged(c, members, parse_duration(timeout), offline=offline, verbose_runs=True)
     else:
-        deadline = time.monotonic() + parse_duration(timeout) if wait else None
         with state_lock(store.root) if not dry_run else _nullcontext():
-            attempt = 0
-            while True:
-                attempt += 1
-                now = c.now if attempt == 1 else _wall_now(c)
-                report = run(store, RunOptions(now=now, offline=offline, dry_run=dry_run), members)
-                _print_report(c, report, dry_run)
-                if not wait or dry_run or not report.changes:
-                    break
-                if time.monotonic() > deadline:
-                    raise CLIError(f"timed out after {timeout} waiting for the state to converge", ExitCode.NOT_CONVERGED)
-                time.sleep(1.0)
+            report = run(store, RunOptions(now=c.now, offline=offline, dry_run=dry_run), members)
+        _print_report(c, report, dry_run)
     if report.member_errors:
         raise CLIError(f"{len(report.member_errors)} member cluster(s) failed: " +
                        ", ".join(sorted(report.member_errors)), ExitCode.MEMBER_FAILURE)
 
 
-def wait_converged(c: Context, members, timeout: float, verbose_runs: bool = False):
+def wait_converged(c: Context, members, timeout: float, offline: bool = False, verbose_runs: bool = False):
     """Online runs until the members have settled (``reconcile --wait``, ``demo``): every binding
     scheduled, fully applied and healthy, and a run that changes nothing
     (``karmactl.reconcile.run_until_converged``). Each warning or member error is printed once.
@@ -313,8 +303,8 @@ def wait_converged(c: Context, members, timeout: float, verbose_runs: bool = Fal
             err(f"reconcile #{runs}: {len(report.changes)} file(s) changed" + ("" if ok else f"; waiting: {why}"))
 
     try:
-        run_until_converged(store_of(c), lambda: _wall_now(c), members, timeout, on_run=on_run,
-                            locked=lambda: state_lock(store_of(c).root))
+        run_until_converged(store_of(c), lambda: _wall_now(c), members, timeout, interval=1.0 if offline else 0.5,
+                            on_run=on_run, locked=lambda: state_lock(store_of(c).root), offline=offline)
     except TimeoutError as exc:
         raise CLIError(f"did not converge within {timeout:g}s: {exc}", ExitCode.NOT_CONVERGED) from None
     return last[0]
@@ -347,15 +337,45 @@ def _print_report(c: Context, report, dry_run: bool) -> None:
         err(f"reconciled: {len(report.changes)} file(s) changed in {report.passes} pass(es)")
 
 
-def plan_cmd(c: Context, offline: bool) -> None:
+def plan_cmd(c: Context, offline: bool, output: str | None = None) -> None:
+    """``karmactl plan`` / ``diff``: a dry run, printed as ``kubectl diff`` prints (one unified
+    diff per changed computed object and, online, per member copy; ``karmactl/cli/diffing.py``).
+
+    Args:
+        offline: compute from the files only; online also reads the members.
+        output: None (diffs, or ``KARMACTL_EXTERNAL_DIFF``'s output) or ``name`` (the changed
+            objects' kubectl diff file names, one per line).
+
+    Raises:
+        SystemExit: code 1 when there are differences (kubectl diff's convention).
+        CLIError: a bad ``-o`` (exit 2) or external diff program (exit 2).
+        InputError: an invalid state directory (exit 2).
+    """
+    import os
+
+    from karmactl.cli import diffing
     from karmactl.reconcile import RunOptions, run
 
-    report = run(store_of(c), RunOptions(now=c.now, offline=offline, dry_run=True), _members_layer(c, offline))
+    if output not in (None, "name"):
+        raise CLIError(f'unable to match a printer suitable for the output format "{output}", allowed formats are: name')
+    store = store_of(c)
+    report = run(store, RunOptions(now=c.now, offline=offline, dry_run=True), _members_layer(c, offline))
     for w in report.warnings:
         err(f"warning: {w}")
-    for action, path in report.changes:
-        out(f"{action:7} {path}")
-    if report.changes:
+    for cluster, msg in sorted(report.member_errors.items()):
+        err(f"member {cluster}: {msg}")
+    diffs = diffing.computed_diffs(store, report) + diffing.member_diffs(report.member_changes)
+    external = os.environ.get(diffing.EXTERNAL_DIFF_ENV)
+    if output == "name":
+        names = [d.name for d in diffs if d.differs()]
+        for name in names:
+            out(name)
+        differs = bool(names)
+    elif external:
+        differs = bool(diffs) and diffing.run_external(external, diffs)
+    else:
+        differs = diffing.print_unified(diffs, colour=c.stdout_tty and not os.environ.get("NO_COLOR"))
+    if differs:
         raise SystemExit(int(ExitCode.CHANGES))
 
 

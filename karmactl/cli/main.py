@@ -110,10 +110,15 @@ def reconcile(ctx: typer.Context,
 
 
 @app.command()
-def plan(ctx: typer.Context, offline: bool = typer.Option(True, "--offline/--online")):
-    """What a reconcile would change (exit 0 nothing, 1 changes, >1 error)."""
+def plan(ctx: typer.Context,
+         offline: bool = typer.Option(True, "--offline/--online", help="Online: also read the member copies."),
+         output: Optional[str] = typer.Option(None, "-o", "--output", help="name: only the changed objects' names.")):
+    """What a reconcile would change, as unified diffs (exit 0 no differences, 1 differences, >1 error).
+
+    KARMACTL_EXTERNAL_DIFF="prog args" compares two directories (LIVE, MERGED) with prog instead.
+    """
     from karmactl.cli.commands import plan_cmd
-    plan_cmd(ctx_of(ctx), offline)
+    plan_cmd(ctx_of(ctx), offline, output)
 
 
 app.command(name="diff", help="Alias of plan.")(plan)

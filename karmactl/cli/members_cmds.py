@@ -205,63 +205,38 @@ def unjoin_cluster(c: Context, name: str, force: bool = False, wait: float = 60.
             cluster (exit 2); member copies remain after ``wait`` without ``force`` (exit 3).
         InputError / NotConvergedError: from the run.
     """
-    from karmactl.reconcile import RunReport, load, unjoin_pass
-    from karmactl.store import edit
+    from karmactl.reconcile import UnjoinError, load, unjoin
     from karmactl.store.fsio import state_lock
 
     store = _store(c)
-    members = None if dry_run else _members_layer(c)
-    deadline = time.monotonic() + wait
-    announced = 0.0
-    with state_lock(store.root) if not dry_run else _Null():
-        while True:
-            before = load(store)
-            key = CLUSTER_KEY + (name,)
-            cluster = before.user.get(key)
-            if cluster is None:
-                raise CLIError(f"no cluster object {name} found in karmada control Plane", ExitCode.NOT_FOUND)
-            if (cluster.get("spec") or {}).get("syncMode") == "Pull":
-                raise CLIError(f"cluster {name} is a Pull mode member cluster, please use command `unregister` "
-                               f"if you want to continue unregistering the cluster")
-            report = RunReport()
-            now = _now(c)
-            after, remaining = unjoin_pass(before, name, now, members, report)
-            if dry_run:
-                for wkey in _execution_works(before, name):
-                    out(f"delete  work {wkey[2]}/{wkey[3]}")
-                out(f"delete  cluster {name} ({before.sources[key].path})")
-                err("dry run: nothing written")
-                return []
-            dropped: list = []
-            if remaining and time.monotonic() < deadline:
-                if time.monotonic() - announced > 10:
-                    why = report.member_errors.get(name) or "member copies are not deleted yet"
-                    err(f"Waiting for the cluster object {name} to be deleted ({len(remaining)} Work(s) left: {why})")
-                    announced = time.monotonic()
-                time.sleep(1.0)
-                continue
-            if remaining and not force:
-                why = report.member_errors.get(name) or "the member did not delete them"
-                raise CLIError(f"cluster({name}) was not unjoined within {wait:g}s: the member copies of {len(remaining)} "
-                               f"Work(s) in {remaining[0][2]} could not be deleted ({why}); retry when the member is "
-                               f"reachable, or pass --force to remove the Cluster and leave them in the member",
-                               ExitCode.MEMBER_FAILURE)
-            if remaining:
-                err(f"warning: deleting the cluster object timed out; forced deletion of cluster({name}) leaves the "
-                    f"member copies of {len(remaining)} Work(s) in the member")
-                for wkey in remaining:
-                    after.set_work(wkey, None)
-                dropped = remaining
-            for w in report.warnings:
-                err(f"warning: {w}")
-            for other, msg in sorted(report.member_errors.items()):
-                if other != name:
-                    err(f"member {other}: {msg}")
-            store.write_changes(before, after)
-            index = edit.index_user_objects(store)
-            if key in index:
-                edit.remove_object(store, index[key])
-            break
+    if dry_run:
+        before = load(store)
+        key = CLUSTER_KEY + (name,)
+        if key not in before.user:
+            raise CLIError(f"no cluster object {name} found in karmada control Plane", ExitCode.NOT_FOUND)
+        for wkey in _execution_works(before, name):
+            out(f"delete  work {wkey[2]}/{wkey[3]}")
+        out(f"delete  cluster {name} ({before.sources[key].path})")
+        err("dry run: nothing written")
+        return []
+
+    def waiting(remaining, why):
+        err(f"Waiting for the cluster object {name} to be deleted ({len(remaining)} Work(s) left: {why})")
+
+    with state_lock(store.root):
+        try:
+            dropped, report = unjoin(store, name, _members_layer(c), lambda: _now(c), wait, force, waiting)
+        except UnjoinError as exc:
+            code = {"NotFound": ExitCode.NOT_FOUND, "Timeout": ExitCode.MEMBER_FAILURE}.get(exc.reason, ExitCode.INPUT_ERROR)
+            raise CLIError(str(exc), code) from None
+    if dropped:
+        err(f"warning: deleting the cluster object timed out; forced deletion of cluster({name}) leaves the "
+            f"member copies of {len(dropped)} Work(s) in the member")
+    for w in report.warnings:
+        err(f"warning: {w}")
+    for other, msg in sorted(report.member_errors.items()):
+        if other != name:
+            err(f"member {other}: {msg}")
     if not quiet:
         out(f"cluster({name}) is unjoined successfully")
     return dropped

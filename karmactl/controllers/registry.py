@@ -49,7 +49,7 @@ PIPELINE: tuple[Step, ...] = (
     Step("cluster-status", "pkg/controllers/status/cluster_status_controller.go", cluster_status.step),
     Step("remedy", "pkg/controllers/remediation/remedy_controller.go", remedy.step),
     Step("cluster-taints", "pkg/controllers/cluster/cluster_controller.go (taintClusterByCondition), "
-                           "pkg/controllers/taint/taint_controller.go", cluster_taints.step),
+                           "pkg/controllers/taint/clustertaintpolicy_controller.go", cluster_taints.step),
     Step("detector", "pkg/detector/detector.go", detector.step),
     Step("workload-rebalancer", "pkg/controllers/workloadrebalancer/workloadrebalancer_controller.go",
          workload_rebalancer.step),
@@ -62,7 +62,8 @@ PIPELINE: tuple[Step, ...] = (
     Step("binding", "pkg/controllers/binding/binding_controller.go", binding.step),
     Step("namespace-sync", "pkg/controllers/namespace/namespace_sync_controller.go", namespace_sync.step),
     Step("execution", "pkg/controllers/execution/execution_controller.go", execution.step),
-    Step("multicluster-ingress", "pkg/controllers/multiclusteringress/", multicluster_ingress.step),
+    Step("multicluster-ingress", "pkg/apis/networking/v1alpha1/ingress_types.go (status.trafficBlockClusters), "
+                                 "Remedy design document", multicluster_ingress.step),
     Step("binding-status", "pkg/controllers/status/rb_status_controller.go", binding_status.step),
     Step("template-status", "pkg/controllers/status/rb_status_controller.go (updateResourceStatus)",
          template_status.step),

@@ -46,6 +46,9 @@ class MemberOutcome:
     changes: list = field(default_factory=list)
 
 
+UPDATE_ATTEMPTS = 3  # a replace that meets a stale resourceVersion is planned again from a fresh read
+
+
 def describe_manifest(manifest: dict) -> str:
     """``Deployment default/nginx`` for a manifest."""
     md = manifest.get("metadata") or {}
@@ -207,35 +210,63 @@ def _execute_work(cluster: str, key, work: dict, copies: MemberCopies, now: str,
     except MemberApiError as exc:
         return X.with_applied(work, 0, 1, [exc.message], now)
     recorded = ((work.get("metadata") or {}).get("annotations") or {}).get(C.APPLIED_VERSION_ANNOTATION)
-    try:
-        plan = X.plan_apply(manifest, obj, cluster, interpreter.retain, recorded)
-    except interpreter.InterpreterError as exc:
-        return X.with_applied(work, 0, 1, [str(exc)], now)
-    if plan.action == "conflict":
-        return X.with_applied(work, 0, 1, [plan.error], now)
-    if plan.action in ("create", "update"):
+    for attempt in range(UPDATE_ATTEMPTS):
+        try:
+            plan = X.plan_apply(manifest, obj, cluster, interpreter.retain, recorded)
+        except interpreter.InterpreterError as exc:
+            return X.with_applied(work, 0, 1, [str(exc)], now)
+        if plan.action == "conflict":
+            return X.with_applied(work, 0, 1, [plan.error], now)
+        if plan.action == "skip":
+            break
         if dry_run:
-            _plan_change(out, cluster, plan.action, manifest, obj, plan.body)
+            _plan_change(out, cluster, plan.action, manifest, obj, _server_dry_run(copies, r, ns, name, plan))
             return work
         try:
             if r.namespaced and ns:
                 _ensure_namespace(copies, ns, out, verbose, cluster)
-            if plan.action == "create":
-                obj = copies.client.call("PATCH", r.path(ns, name), plan.body, "application/apply-patch+yaml",
-                                         [("fieldManager", X.FIELD_MANAGER), ("force", "true")])
-            else:
-                obj = copies.client.call("PUT", r.path(ns, name), plan.body, query=[("fieldManager", X.FIELD_MANAGER)])
+            written = _write(copies, r, ns, name, plan)
         except MemberApiError as exc:
+            if exc.code == 409 and plan.action == "update" and attempt + 1 < UPDATE_ATTEMPTS:
+                # the member's controllers wrote meanwhile (a stale resourceVersion): read the
+                # copy again and plan from it, as client-go's RetryOnConflict
+                obj = copies.client.call("GET", r.path(ns, name), ok_missing=True)
+                if obj is not None:
+                    obj.setdefault("apiVersion", r.group_version)
+                    obj.setdefault("kind", r.kind)
+                copies.remember(r, ns, name, obj)
+                continue
             return X.with_applied(work, 0, 1, [exc.message], now)
+        obj = written
         obj.setdefault("apiVersion", r.group_version)
         obj.setdefault("kind", r.kind)
         copies.remember(r, ns, name, obj)
         if verbose:
             what = "created" if plan.action == "create" else f"updated ({plan.reason})"
             out.events.append(f"member {cluster}: {what} {describe_manifest(manifest)}")
+        break
     if obj is not None:
         work = work_status.with_annotation(work, C.APPLIED_VERSION_ANNOTATION, X.object_version(obj))
     return X.with_applied(work, 1, 1, [], now)
+
+
+def _write(copies: MemberCopies, r, ns: str, name: str, plan, dry_run: bool = False) -> dict:
+    """Send a create (server-side apply) or an update (replace); with ``dry_run`` the member
+    answers what it would store (``dryRun=All``) and stores nothing."""
+    query = [("fieldManager", X.FIELD_MANAGER)] + ([("dryRun", "All")] if dry_run else [])
+    if plan.action == "create":
+        return copies.client.call("PATCH", r.path(ns, name), plan.body, "application/apply-patch+yaml",
+                                  query + [("force", "true")])
+    return copies.client.call("PUT", r.path(ns, name), plan.body, query=query)
+
+
+def _server_dry_run(copies: MemberCopies, r, ns: str, name: str, plan) -> dict:
+    """What the member would store for ``plan`` (its defaults filled in, as ``kubectl diff`` shows),
+    or the body karmactl would send when the member cannot answer (e.g. its namespace is missing)."""
+    try:
+        return _write(copies, r, ns, name, plan, dry_run=True)
+    except MemberApiError:
+        return plan.body
 
 
 def _collect(work: dict, manifest: dict, obj: dict | None, interpreter, now: str) -> dict:

@@ -62,7 +62,9 @@ class Members:
             srv.clear_request_log()
 
     def writes(self) -> dict:
-        return {n: [f"{e['method']} {e['path']}" for e in s.request_log if e["method"] in ("POST", "PUT", "PATCH", "DELETE")]
+        """Requests that change a member (a server-side dry run changes nothing), per member."""
+        return {n: [f"{e['method']} {e['path']}" for e in s.request_log if e["method"] in ("POST", "PUT", "PATCH", "DELETE")
+                    and "dryRun=All" not in (e.get("query") or "")]
                 for n, s in self.servers.items()}
 
     def deploy(self, name: str, obj: str = "nginx", ns: str = "default") -> dict | None:

@@ -212,6 +212,14 @@ def test_changes_made_on_a_member_are_undone_and_retained_fields_kept(cli, state
     copy = members.deploy("member1")
     assert copy["spec"]["replicas"] == 7 and copy["spec"]["minReadySeconds"] == 5
 
+    # plan says so beforehand, and changes nothing
+    code, out, err = cli("plan", "--online", "--now", at(15))
+    assert code == 1, err
+    member = out[out.index("--- member1/apps/v1, Kind=Deployment default/nginx"):]
+    assert "-  replicas: 7\n+  replicas: 3\n" in member
+    assert "-        - name: EXTRA\n" in member and "-  minReadySeconds: 5\n" in member
+    assert members.deploy("member1")["spec"]["replicas"] == 7
+
     members.clear_logs()
     reconcile(cli, 20)
     copy = members.deploy("member1")
@@ -235,3 +243,55 @@ def test_changes_made_on_a_member_are_undone_and_retained_fields_kept(cli, state
     assert members.deploy("member1")["spec"]["replicas"] == 5
     assert yaml.safe_load(kubectl(kc, cache, "get", "deploy", "nginx", "-n", "default", "-o", "yaml"))[
         "metadata"]["labels"]["resourcetemplate.karmada.io/retain-replicas"] == "true"
+
+
+def test_a_replace_that_meets_a_newer_member_copy_is_planned_again(cli, state, members):
+    """A member controller writes between this run's observation and its replace (a stale
+    resourceVersion, 409): the copy is read again and the replace succeeds in the same run."""
+    from karmactl.members.layer import MemberLayer
+    from karmactl.reconcile import RunReport, compute, load
+    from karmactl.store.state import StateStore
+
+    nginx(state, replicas=3)
+    drift_policy(state)
+    reconcile(cli, 0)
+    wait_members(members, ("member1",))
+    reconcile(cli, 10)
+    nginx(state, replicas=5)
+    layer, report = MemberLayer(state), RunReport()
+    snap = layer.observe(layer.probe(load(StateStore(state)), at(20), report), at(20), report)
+    after = compute(snap, at(20), report, layer.observed_clusters())
+    copy = members.deploy("member1")   # the member's controller writes status after we read it
+    members["member1"].set_status(*DEPLOY, "default", "nginx", dict(copy["status"], replicas=4))
+    members.clear_logs()
+    acted = layer.act(after, at(20), report)
+    layer.close()
+    assert members.deploy("member1")["spec"]["replicas"] == 5
+    puts = [w for w in members.writes()["member1"] if w.startswith("PUT")]
+    assert len(puts) == 2  # the first met the newer copy (409), the second carried its resourceVersion
+    w = acted.works[("work.karmada.io", "Work", "karmada-es-member1", "nginx-687f7fb96f")]
+    assert next(c for c in w["status"]["conditions"] if c["type"] == "Applied")["status"] == "True"
+
+
+def test_a_secret_written_with_string_data_is_applied_once(cli, state, members):
+    """The API server folds stringData into data; so does karmactl's template, and a settled
+    Secret is not sent again on every run."""
+    write(state / "secret.yaml", """
+        apiVersion: v1
+        kind: Secret
+        metadata: {name: creds, namespace: default}
+        stringData: {password: s3cret}
+        """)
+    write(state / "policies" / "secret.yaml", """
+        apiVersion: policy.karmada.io/v1alpha1
+        kind: PropagationPolicy
+        metadata: {name: creds, namespace: default}
+        spec:
+          resourceSelectors: [{apiVersion: v1, kind: Secret, name: creds}]
+          placement: {clusterAffinity: {clusterNames: [member1]}}
+        """)
+    reconcile(cli, 0)
+    assert members["member1"].get_object("v1", "Secret", "default", "creds")["data"] == {"password": "czNjcmV0"}
+    members.clear_logs()
+    reconcile(cli, 10)
+    assert members.writes()["member1"] == []
