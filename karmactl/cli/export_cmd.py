@@ -126,7 +126,7 @@ def _write(target: Path, ex, dump_all) -> int:
     Raises:
         CLIError: ``target`` holds files that are not an earlier export's.
     """
-    from karmactl.controllers.export import FILES
+    from karmactl.controllers.export import FILES, join_script
 
     ours = {name for name, _ in FILES} | {"join.sh", "REPORT.md", CM_FLAGS_FILE}
     if target.exists():
@@ -141,7 +141,6 @@ def _write(target: Path, ex, dump_all) -> int:
         (target / name).unlink(missing_ok=True)
     for name, objs in ex.files.items():
         (target / name).write_text(dump_all(objs), encoding="utf-8")
-    from karmactl.controllers.export import join_script
     script = target / "join.sh"
     script.write_text(join_script(ex), encoding="utf-8")
     script.chmod(0o755)
@@ -156,8 +155,11 @@ def _check(target: Path, ex, kube_apiserver: str | None, crds: Path | None, kube
     if kubeconfig is not None:
         if not kubeconfig.is_file():
             raise CLIError(f"--check-kubeconfig {kubeconfig}: no such file")
-        lines, pruned, rejected = _dry_run(target, ex, kubeconfig, Path(tempfile.mkdtemp(prefix="karmactl-check-")),
-                                           create_first=False)
+        work = Path(tempfile.mkdtemp(prefix="karmactl-check-"))  # kubectl's cache only
+        try:
+            lines, pruned, rejected = _dry_run(target, ex, kubeconfig, work, create_first=False)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
         return [f"- server: {kubeconfig} (existing; nothing created)"] + lines, pruned, rejected
     from karmactl.emulator import local
 

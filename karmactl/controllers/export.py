@@ -317,7 +317,7 @@ def join_script(ex: Export) -> str:
             lines.append("")
             continue
         env = ""
-        flags = [f"--kubeconfig \"$KARMADA_KUBECONFIG\""]
+        flags = ['--kubeconfig "$KARMADA_KUBECONFIG"']
         if len(j.kubeconfig) == 1:
             flags.append(f"--cluster-kubeconfig {q(j.kubeconfig[0])}")
         elif j.kubeconfig:

@@ -125,9 +125,10 @@ def step(loaded, out, now: str, ctx) -> bool:
     if loaded.keys_of_kind("policy.karmada.io", "ClusterOverridePolicy"):
         hooks = (ctx.memo.get("binding") or {}).get("hooks") or render_hooks(loaded)
 
-        def cluster_overrides(manifest, cluster):
+        def apply_cops(manifest, cluster):
             overridden, _ops_applied, applied = hooks.apply_overrides(manifest, cluster)
             return overridden, applied
+        cluster_overrides = apply_cops
     changed = False
     for wkey, w in reconcile(loaded.user, clusters, out.works, now, config, cluster_overrides, ctx.warn).items():
         changed = out.set_work(wkey, w) or changed

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from tests.core.test_offline_run import STATIC_PP
 from tests.failover.helpers import T0, at
-from tests.failover.test_walkthrough_offline import walk  # noqa: F401 - fixture
+from tests.failover.test_walkthrough_offline import Walk
 
 NEVER = STATIC_PP.replace("  placement:\n", "  failover:\n    cluster:\n      purgeMode: Never\n  placement:\n")
 
 
-def test_cluster_failover_purge_never_keeps_the_evicted_copy(walk):  # noqa: F811
+def test_cluster_failover_purge_never_keeps_the_evicted_copy(cli, state, tmp_path):
+    walk = Walk(cli, state, tmp_path)
     assert "purgeMode: Never" in NEVER
     walk.setup(NEVER)
     walk.reconcile(T0)
