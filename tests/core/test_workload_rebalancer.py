@@ -90,6 +90,9 @@ def test_rebalance_moves_a_dynamic_weight_deployment_back_onto_a_recovered_clust
 
     reconcile(cli, at(769))
     assert cli("get", "workloadrebalancer", "rebalance-20260101t001150z")[0] == 0
+    code, _out, err = cli("reconcile", "--offline", "--dry-run", "--now", at(770))
+    assert "workloadrebalancer rebalance-20260101t001150z would be deleted: ttlSecondsAfterFinished passed" in err
+    assert cli("get", "workloadrebalancer", "rebalance-20260101t001150z")[0] == 0
     assert "workloadrebalancer rebalance-20260101t001150z deleted: ttlSecondsAfterFinished passed" in reconcile(cli, at(770))
     assert cli("get", "workloadrebalancer", "rebalance-20260101t001150z")[0] == 1
     assert not list((state / "computed").rglob("*rebalance*")) and not list(state.rglob("*rebalance*.yaml"))
