@@ -44,7 +44,7 @@ _POLICY_ORDER = {"ClusterOverridePolicy": 0, "OverridePolicy": 1, "ClusterPropag
                  "PropagationPolicy": 3}
 
 # Fields karmactl implements from the design documents that Karmada's CRDs (v1.19) do not have or
-# do not allow: (kinds, path, test of the value, why). The export leaves them out.
+# do not allow: (policy.karmada.io kinds, path, test of the value, why). The export leaves them out.
 _PROPAGATION = ("PropagationPolicy", "ClusterPropagationPolicy")
 PROPOSAL_FIELDS = (
     (_PROPAGATION, ("spec", "failover", "application", "preConditions"), None,
@@ -164,7 +164,7 @@ def translate(objects: list, access: dict) -> Export:
         _strip_karmactl_annotations(out)
         what = _describe(kind, md)
         for kinds, path, test, why in PROPOSAL_FIELDS:
-            if kind in kinds and _pop_path(out, path, test):
+            if group == "policy.karmada.io" and kind in kinds and _pop_path(out, path, test):
                 ex.lossy.append(Lossy(what, where, ".".join(path), why))
         if namespaced:
             namespaces_used.setdefault(md["namespace"], where)
