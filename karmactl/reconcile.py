@@ -269,6 +269,8 @@ def run(store: StateStore, options: RunOptions, members=None) -> RunReport:
 def _run(store: StateStore, options: RunOptions, members) -> RunReport:
     report = RunReport()
     before = load(store)
+    if _delete_expired_rebalancers(store, before, options.now, report, options.dry_run):
+        before = load(store)
     if options.offline and not options.dry_run:
         shards = shard_count(before)
         if shards > 1:
@@ -428,6 +430,24 @@ def unjoin_pass(before: Snapshot, name: str, now: str, members: Members | None, 
     return after, sorted(k for k in after.works if k[2] == space)
 
 
+def _delete_expired_rebalancers(store: StateStore, snap: Snapshot, now: str, report: RunReport,
+                                dry_run: bool = False) -> bool:
+    """Remove from their files the WorkloadRebalancers whose ``ttlSecondsAfterFinished`` has passed,
+    as Karmada's controller deletes them; True if any was removed (the caller reloads). A dry run
+    only says which it would delete."""
+    from karmactl.controllers import workload_rebalancer as W
+    from karmactl.store.edit import remove_object
+
+    gone = [k for k in snap.keys_of_kind(W.GROUP, W.KIND) if W.expired(snap.user[k], snap.overlays.get(k), now)]
+    # several objects of one file: remove from the last document up, so the indexes stay valid
+    for key in sorted(gone, key=lambda k: (snap.sources[k].path, -snap.sources[k].index)):
+        if not dry_run:
+            remove_object(store, snap.sources[key])
+        report.events.append(f"workloadrebalancer {key[3]} {'would be ' if dry_run else ''}deleted: "
+                             f"ttlSecondsAfterFinished passed ({snap.sources[key].path})")
+    return bool(gone) and not dry_run
+
+
 class UnjoinError(RuntimeError):
     """An unjoin that cannot go on. ``reason``: ``NotFound`` (no such Cluster), ``PullMode`` (a
     Pull cluster is unregistered, not unjoined) or ``Timeout`` (member copies remain after the
@@ -512,8 +532,12 @@ def shard_count(snap: Snapshot) -> int:
     import multiprocessing
     import os
 
+    from karmactl.controllers import workload_rebalancer
+
     if len(snap.user) < SHARD_MIN_OBJECTS or (os.cpu_count() or 1) < 2:
         return 1
+    if workload_rebalancer.pending(snap):
+        return 1  # a rebalancer reads bindings of every shard: the run that acts on it is not split
     return SHARDS if "fork" in multiprocessing.get_all_start_methods() else 1
 
 

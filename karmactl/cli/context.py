@@ -25,6 +25,7 @@ class ExitCode(IntEnum):
     MEMBER_FAILURE = 3     # the run finished, but some member clusters failed (unreachable, apply errors)
     NOT_CONVERGED = 4      # the control plane did not settle, or --wait timed out
     LOCKED = 5             # another karmactl process holds the state directory
+    LOSSY = 1              # export --to-karmada: fields Karmada would drop, or objects its CRDs reject
 
 
 class CLIError(Exception):

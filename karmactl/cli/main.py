@@ -169,7 +169,8 @@ def _register_extra_commands():
     """Commands living in their own modules register themselves here (members, suspension, ...)."""
     import importlib
     for module in ("karmactl.cli.members_cmds", "karmactl.cli.ops_cmds", "karmactl.cli.failover_cmds",
-                   "karmactl.cli.observe_cmds", "karmactl.cli.interpret_cmd"):
+                   "karmactl.cli.observe_cmds", "karmactl.cli.interpret_cmd", "karmactl.cli.export_cmd",
+                   "karmactl.cli.rebalance_cmd"):
         try:
             mod = importlib.import_module(module)
         except ModuleNotFoundError as exc:

@@ -13,6 +13,7 @@ The order is Karmada's flow of one object through its controllers (semantics §1
 cluster status, remedy,     what is known of each member cluster (conditions, taints)
 cluster taints
 detector                    template -> policy -> ResourceBinding
+workload rebalancer         ``rescheduleTriggeredAt`` on the bindings a WorkloadRebalancer lists
 binding status              the workload status observed in this run, into the bindings
 taint manager,              evictions decided on this pass's clusters and workload health
 application failover
@@ -33,7 +34,7 @@ from typing import Callable, NamedTuple
 
 from karmactl.controllers import (application_failover, binding, binding_status, cluster_status, cluster_taints,
                                   detector, execution, graceful_eviction, multicluster_ingress, namespace_sync,
-                                  remedy, scheduling, taint_manager, template_status)
+                                  remedy, scheduling, taint_manager, template_status, workload_rebalancer)
 
 
 class Step(NamedTuple):
@@ -50,6 +51,8 @@ PIPELINE: tuple[Step, ...] = (
     Step("cluster-taints", "pkg/controllers/cluster/cluster_controller.go (taintClusterByCondition), "
                            "pkg/controllers/taint/clustertaintpolicy_controller.go", cluster_taints.step),
     Step("detector", "pkg/detector/detector.go", detector.step),
+    Step("workload-rebalancer", "pkg/controllers/workloadrebalancer/workloadrebalancer_controller.go",
+         workload_rebalancer.step),
     # the status observed on the members reaches the bindings before anything decides on it
     Step("binding-status", "pkg/controllers/status/rb_status_controller.go", binding_status.step),
     Step("taint-manager", "pkg/controllers/cluster/taint_manager.go", taint_manager.step),

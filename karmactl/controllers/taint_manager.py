@@ -88,7 +88,9 @@ def eviction_due(no_execute_taints: list[dict], tolerations: list[dict], now: st
 
 
 def purge_options(binding: dict, default_purge_mode: str) -> dict:
-    """Task fields for a taint eviction: reason, producer, purgeMode and the proposal's gracePeriodSeconds."""
+    """Task fields for a taint eviction: reason, producer, purgeMode and the proposal's gracePeriodSeconds;
+    purgeMode ``Never`` (proposal configurable-cluster-failover.md) sets ``suppressDeletion: true``,
+    as application failover does: the evicted cluster keeps its copy until a user releases the task."""
     failover_cluster = ((binding.get("spec") or {}).get("failover") or {}).get("cluster")
     if failover_cluster is not None:
         mode = failover_cluster.get("purgeMode") or "Gracefully"
@@ -99,6 +101,8 @@ def purge_options(binding: dict, default_purge_mode: str) -> dict:
             "producer": C.EVICTION_PRODUCER_TAINT_MANAGER}
     if failover_cluster is not None and failover_cluster.get("gracePeriodSeconds") is not None:
         opts["gracePeriodSeconds"] = int(failover_cluster["gracePeriodSeconds"])
+    if mode == "Never":
+        opts["suppressDeletion"] = True
     return opts
 
 

@@ -30,7 +30,7 @@ import orjson
 from dataclasses import dataclass
 from pathlib import Path
 
-from karmactl.api.kinds import KindInfo, KindRegistry, group_of
+from karmactl.api.kinds import UNSUPPORTED_KARMADA_KINDS, KindInfo, KindRegistry, group_of
 from karmactl.api.objects import describe_key
 from karmactl.api.snapshot import Snapshot
 from karmactl.store import yamlio
@@ -554,6 +554,10 @@ def check_object(obj: dict, registry: KindRegistry, display: str, line: int | No
         raise InputError("required field is missing", display, line, label, "metadata")
     if not isinstance(name, str) or not name:
         raise InputError("required field is missing", display, line, label, "metadata.name")
+    unsupported = UNSUPPORTED_KARMADA_KINDS.get((group_of(api_version), kind))
+    if unsupported is not None:
+        raise InputError(f"{kind} ({unsupported}) is not supported by karmactl: Karmada's control plane runs it "
+                         f"(see `karmactl export --to-karmada`)", display, line, label, "kind")
     info = registry.for_object(api_version, kind)
     if info is None:
         raise InputError(f'unknown kind "{kind}" in apiVersion "{api_version}" (no built-in kind and no '
