@@ -405,7 +405,9 @@ def shard_count(snap: Snapshot) -> int:
     import multiprocessing
     import os
 
-    if len(snap.user) < SHARD_MIN_OBJECTS or (os.cpu_count() or 1) < 2:
+    from karmactl.controllers.shards import has_cross_template_dependencies
+
+    if len(snap.user) < SHARD_MIN_OBJECTS or (os.cpu_count() or 1) < 2 or has_cross_template_dependencies(snap):
         return 1
     return SHARDS if "fork" in multiprocessing.get_all_start_methods() else 1
 

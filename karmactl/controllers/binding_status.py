@@ -2,8 +2,9 @@
 
 Follows ``pkg/controllers/status/rb_status_controller.go``, ``crb_status_controller.go`` and
 ``pkg/util/helper/workstatus.go`` (``AssembleWorkStatus``, ``generateFullyAppliedCondition``),
-semantics §9.8. Runs in phase ``status`` for ResourceBindings and ClusterResourceBindings that have
-been scheduled at least once (``status.lastScheduledTime``).
+semantics §9.8. Runs for ResourceBindings and ClusterResourceBindings that have been scheduled at
+least once (``status.lastScheduledTime``) or are required by another binding (``spec.requiredBy``:
+the dependencies distributor's attached bindings are never scheduled).
 """
 from __future__ import annotations
 
@@ -138,8 +139,8 @@ def step(loaded, out, now: str, ctx) -> bool:
     changed = False
     for bkey in sorted(out.bindings):
         binding = out.bindings[bkey]
-        if not (binding.get("status") or {}).get("lastScheduledTime"):
-            continue
+        if not ((binding.get("status") or {}).get("lastScheduledTime") or (binding.get("spec") or {}).get("requiredBy")):
+            continue  # never scheduled, and no workload requires it (attached bindings are not scheduled)
         works = by_binding.get(binding_id(binding), [])
         seen = memo.get(bkey)
         if (seen is not None and seen[0] is binding and len(seen[1]) == len(works)
