@@ -90,8 +90,22 @@ def expected_clusters(binding: dict) -> set:
     return {n for n in names if n}
 
 
+def _carry_item_fields(item: dict, old: dict | None, now: str) -> dict:
+    """The application failover design's item fields (DESIGN §3.2): ``settled`` once the workload
+    was Healthy in that cluster, ``creationTimestamp`` when the control plane first recorded the
+    cluster's item; both carried over from the previous item of the same cluster."""
+    old = old or {}
+    if old.get("settled") or item.get("health") == C.HEALTHY:
+        item["settled"] = True
+    item["creationTimestamp"] = old.get("creationTimestamp") or now
+    return item
+
+
 def binding_status(binding: dict, works: list, now: str) -> tuple[dict, list[str]]:
     """The binding with its aggregated status and ``FullyApplied`` condition.
+
+    Items are :func:`aggregated_item` plus ``settled`` and ``creationTimestamp`` (the application
+    failover design document's fields, kept from the binding's previous items).
 
     Args:
         binding: an RB or CRB.
@@ -102,9 +116,12 @@ def binding_status(binding: dict, works: list, now: str) -> tuple[dict, list[str
         (binding — the same object when nothing changed, error lines for Works without the resource).
     """
     resource = (binding.get("spec") or {}).get("resource") or {}
+    previous = {i.get("clusterName"): i for i in (binding.get("status") or {}).get("aggregatedStatus") or []}
     items, errors = [], []
     for cluster, work in works:
         item = aggregated_item(cluster, work, resource)
+        if item is not None:
+            item = _carry_item_fields(item, previous.get(cluster), now)
         if item is None:
             md = work.get("metadata") or {}
             errors.append(f"work {md.get('namespace')}/{md.get('name')} has no manifest for "
