@@ -250,15 +250,18 @@ def distribute(bindings: dict, templates: dict, view_of, get_dependencies, now: 
                 depender = bindings.get(("work.karmada.io", "ResourceBinding", who[0], who[1])) or {}
                 bid = ((depender.get("metadata") or {}).get("labels") or {}).get(C.RB_PERMANENT_ID_LABEL) or ""
                 needed[who] = (snap, depender, bid)
+        template = entry["template"]
+        if template is None and old is not None:
+            template = _template_key((old.get("spec") or {}).get("resource") or {})
+            template = template if template in templates else None
         if old is not None and _claimed(old):
             new = _merge_into_claimed(old, needed)
-        elif not needed or entry["template"] is None:
+        elif not needed or template is None:
             new = None  # no workload needs it any more (or the dependency is gone)
             if old is not None:
                 result.events.append(f"attached ResourceBinding {dkey[2]}/{dkey[3]} removed: no workload requires it")
         else:
-            new, conflicts = _attached_binding(dkey, view_of(entry["template"]), templates[entry["template"]],
-                                               old, needed, now)
+            new, conflicts = _attached_binding(dkey, view_of(template), templates[template], old, needed, now)
             if conflicts:
                 result.warnings.append(f"ResourceBinding {dkey[2]}/{dkey[3]}: DependencyPolicyConflict: Dependency "
                                        f"policy conflict detected: {'; '.join(conflicts)}.")
