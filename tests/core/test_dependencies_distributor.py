@@ -1,6 +1,7 @@
 """propagateDeps: the dependencies distributor's attached bindings, offline on a real state directory."""
 from __future__ import annotations
 
+import base64
 import json
 
 import pytest
@@ -23,6 +24,8 @@ DEPENDENCIES = {  # attached binding -> (kind, name, Work name) of the dependenc
 
 
 def app(state, name="app", propagate_deps="true", clusters="[member1, member2]", extra="", missing=()):
+    """A Deployment with the six dependencies (ConfigMap volume and envFrom, Secret env and
+    imagePullSecret, ServiceAccount, PVC), its policy, and the dependencies themselves."""
     write(state / f"{name}.yaml", f"""
         apiVersion: apps/v1
         kind: Deployment
@@ -58,8 +61,9 @@ def app(state, name="app", propagate_deps="true", clusters="[member1, member2]",
     docs = {
         "app-config": "kind: ConfigMap\ndata: {a: b}",
         "env-config": "kind: ConfigMap\ndata: {LEVEL: debug}",
-        "db-secret": "kind: Secret\nstringData: {pw: s3cret}",
-        "regcred": "kind: Secret\ntype: kubernetes.io/dockerconfigjson\nstringData: {.dockerconfigjson: '{}'}",
+        "db-secret": f"kind: Secret\ndata: {{pw: {base64.b64encode(b's3cret').decode()}}}",
+        "regcred": "kind: Secret\ntype: kubernetes.io/dockerconfigjson\n"
+                   f"data: {{.dockerconfigjson: {base64.b64encode(b'{}').decode()}}}",
         "app-sa": "kind: ServiceAccount",
         "app-data": "kind: PersistentVolumeClaim\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}",
     }
@@ -130,7 +134,7 @@ def test_dependencies_follow_a_placement_change_and_leave_with_the_workload(cli,
     assert rb(state, "app-config-configmap")["spec"]["requiredBy"][0]["clusters"] == [
         {"name": "member2", "replicas": 2}, {"name": "member3", "replicas": 2}]
     # the workload goes: so do the attached bindings and every dependency Work
-    (state / "app.yaml").unlink()
+    cli.ok("delete", "deploy", "app", "-n", "default")
     reconcile(cli, "2026-01-01T00:02:00Z")
     assert all(rb(state, n) is None for n in DEPENDENCIES)
     assert works(state) == set()

@@ -18,13 +18,17 @@ WORK = "nginx-687f7fb96f"
 LABEL = "failover.example.io/updated-replicas"
 
 
-def setup(state, behaviour: str = "application", gate: str = "true", json_path: str = "{.updatedReplicas}") -> None:
-    write(state / "clusters.yaml", "---".join(cluster_yaml(f"member{i}") for i in (1, 2)))
+def setup(state, behaviour: str = "application", gate: str = "true", json_path: str = "{.updatedReplicas}",
+          clusters: bool = True, toleration: int = 60) -> None:
+    """A Deployment placed on one of member1/member2 (spread maxGroups 1), failover with purgeMode
+    Directly and a statePreservation rule, the gate set; ``clusters``: write static Clusters too."""
+    if clusters:
+        write(state / "clusters.yaml", "---".join(cluster_yaml(f"member{i}") for i in (1, 2)))
     write(state / "nginx.yaml", NGINX.replace("  name: nginx\n", "  name: nginx\n  namespace: default\n"))
     failover = {
         "application": f"""
             application:
-              decisionConditions: {{tolerationSeconds: 60}}
+              decisionConditions: {{tolerationSeconds: {toleration}}}
               purgeMode: Directly
               statePreservation:
                 rules: [{{aliasLabelName: {LABEL}, jsonPath: "{json_path}"}}]""",
@@ -87,11 +91,18 @@ def chosen(cli) -> tuple[str, str]:
     return name, ("member2" if name == "member1" else "member1")
 
 
-def test_application_failover_preserves_the_state_and_injects_it_into_the_replacement(cli, state, tmp_path):
-    setup(state)
+def unhealthy_where_placed(cli, state, tmp_path, **settings) -> tuple[str, str]:
+    """Set up, place the workload, record it Unhealthy (2 of 3 replicas updated) where it runs at
+    10 s, and return (that cluster, the other one)."""
+    setup(state, **settings)
     reconcile(cli, T0)
     old, new = chosen(cli)
     observe(cli, tmp_path, old, at(10), health="Unhealthy")
+    return old, new
+
+
+def test_application_failover_preserves_the_state_and_injects_it_into_the_replacement(cli, state, tmp_path):
+    old, new = unhealthy_where_placed(cli, state, tmp_path)
     reconcile(cli, at(20))
     item = rb(cli)["status"]["aggregatedStatus"][0]
     assert (item["clusterName"], item["health"], item["creationTimestamp"]) == (old, "Unhealthy", T0)
@@ -128,10 +139,7 @@ def test_cluster_failover_preserves_the_state_of_the_not_ready_cluster(cli, stat
 
 
 def test_gate_off_evicts_without_state_and_says_so(cli, state, tmp_path):
-    setup(state, gate="false")
-    reconcile(cli, T0)
-    old, new = chosen(cli)
-    observe(cli, tmp_path, old, at(10), health="Unhealthy")
+    old, new = unhealthy_where_placed(cli, state, tmp_path, gate="false")
     err = reconcile(cli, at(71))
     assert ("warning: default/nginx-deployment: failover.application.statePreservation has no effect: the feature "
             "gate StatefulFailoverInjection is off") in err
@@ -143,10 +151,7 @@ def test_gate_off_evicts_without_state_and_says_so(cli, state, tmp_path):
 
 
 def test_a_path_the_status_lacks_holds_the_eviction_back(cli, state, tmp_path):
-    setup(state, json_path="{.jobStatus.id}")
-    reconcile(cli, T0)
-    old, _new = chosen(cli)
-    observe(cli, tmp_path, old, at(10), health="Unhealthy")
+    old, _new = unhealthy_where_placed(cli, state, tmp_path, json_path="{.jobStatus.id}")
     err = reconcile(cli, at(71))
     assert (f"warning: default/nginx-deployment: eviction from {old} waits: statePreservation rule {LABEL} "
             f"({{.jobStatus.id}}) on the status from Cluster({old}): {{.jobStatus.id}} is not found") in err

@@ -4,43 +4,14 @@ from __future__ import annotations
 
 import json
 
-from tests.conftest import write
+from tests.failover.test_state_preservation import LABEL, setup
 
-from .conftest import computed, kubectl, nginx, reconcile
+from .conftest import computed, kubectl, reconcile
 from .test_control_loop import DEPLOY, wait_members
 
 
-def flink_like_policy(state, toleration: int = 5) -> None:
-    write(state / "policies" / "nginx.yaml", f"""
-        apiVersion: policy.karmada.io/v1alpha1
-        kind: PropagationPolicy
-        metadata: {{name: nginx, namespace: default}}
-        spec:
-          resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]
-          propagateDeps: true
-          placement:
-            clusterAffinity: {{clusterNames: [member1, member2]}}
-            spreadConstraints: [{{spreadByField: cluster, maxGroups: 1, minGroups: 1}}]
-            replicaScheduling: {{replicaSchedulingType: Duplicated}}
-          failover:
-            application:
-              decisionConditions: {{tolerationSeconds: {toleration}}}
-              purgeMode: Directly
-              statePreservation:
-                rules:
-                - {{aliasLabelName: failover.example.io/updated-replicas, jsonPath: "{{.updatedReplicas}}"}}
-        """)
-    write(state / "settings.yaml", """
-        apiVersion: v1
-        kind: ConfigMap
-        metadata: {name: karmactl-config, namespace: karmada-system}
-        data: {statefulFailoverInjection: "true"}
-        """)
-
-
 def test_application_failover_injects_the_preserved_state_into_the_replacement(cli, state, members, tmp_path):
-    nginx(state)
-    flink_like_policy(state)
+    setup(state, clusters=False, toleration=5)  # the members fixture wrote the Clusters
     reconcile(cli, 0)
     rb = computed(state, "resourcebindings", "default", "nginx-deployment.json")
     [chosen] = [c["name"] for c in rb["spec"]["clusters"]]
@@ -55,15 +26,15 @@ def test_application_failover_injects_the_preserved_state_into_the_replacement(c
     rb = computed(state, "resourcebindings", "default", "nginx-deployment.json")
     [task] = rb["spec"]["gracefulEvictionTasks"]
     assert (task["fromCluster"], task["purgeMode"]) == (chosen, "Directly")
-    assert task["preservedLabelState"] == {"failover.example.io/updated-replicas": "2"}
+    assert task["preservedLabelState"] == {LABEL: "2"}
     assert [c["name"] for c in rb["spec"]["clusters"]] == [other]
     assert members.deploy(chosen) is None  # purgeMode Directly: the old copy went first
     labels = json.loads(kubectl(members.kubeconfig(other), tmp_path / "kubectl-cache", "get", "deploy", "nginx",
                                 "-n", "default", "-o", "jsonpath={.metadata.labels}"))
-    assert labels["failover.example.io/updated-replicas"] == "2"
+    assert labels[LABEL] == "2"
     wait_members(members, (other,))
     # the replacement is healthy: the task is dropped, and with it the injection (as upstream, whose
     # binding controller reads the label state from the last eviction task when it renders)
     reconcile(cli, 20)
     assert not computed(state, "resourcebindings", "default", "nginx-deployment.json")["spec"].get("gracefulEvictionTasks")
-    assert "failover.example.io/updated-replicas" not in members.deploy(other)["metadata"]["labels"]
+    assert LABEL not in members.deploy(other)["metadata"]["labels"]
