@@ -30,7 +30,8 @@ Deviations (documented, DESIGN §3):
 * Karmada skips a named dependency that does not exist without a word; karmactl reports it: a
   warning per run and the condition ``DependenciesDistributed`` (False, reason
   ``DependencyNotFound``) on the independent binding; the condition is True (reason
-  ``SyncScheduleResultToDependenciesSucceed``) once every named dependency exists. A failing
+  ``SyncScheduleResultToDependenciesSucceed``) once every named dependency exists, and absent
+  when the workload has no dependencies. A failing
   dependency interpretation sets it False with reason ``GetDependenciesFailed`` and keeps the
   binding's previous snapshots, as Karmada's requeue would.
 * An attached binding whose ``requiredBy`` becomes empty is deleted (its Works and member copies go
@@ -125,8 +126,8 @@ def _with_record(binding: dict, deps: list | None, cond: tuple | None, now: str)
     annotations = dict(meta.get("annotations") or {})
     if deps is None:
         annotations.pop(DEPENDENCIES_ANNOTATION, None)
-    else:
-        annotations[DEPENDENCIES_ANNOTATION] = json.dumps(deps, separators=(",", ":"))
+    else:  # Go marshals an empty (nil) dependency list as null
+        annotations[DEPENDENCIES_ANNOTATION] = json.dumps(deps or None, separators=(",", ":"))
     status = deepcopy(binding.get("status") or {})
     holder = {"status": status}
     if cond is not None:
@@ -230,8 +231,10 @@ def distribute(bindings: dict, templates: dict, view_of, get_dependencies, now: 
             message = f"dependencies not found in the state directory: {', '.join(missing)}"
             result.warnings.append(f"{ref}: {message}")
             cond = ("False", REASON_NOT_FOUND, message)
-        else:
+        elif deps:
             cond = ("True", REASON_SUCCEED, MESSAGE_SUCCEED)
+        else:
+            cond = None  # nothing to distribute: no condition to report
         new = _with_record(binding, _dependency_refs(deps), cond, now)
         if new is not binding:
             result.bindings[bkey] = new
