@@ -123,11 +123,19 @@ def _with_record(binding: dict, deps: list | None, cond: tuple | None, now: str)
     """``binding`` with the dependencies annotation (None removes it) and the condition
     ``(status, reason, message)`` (None removes it); the same object when nothing changed."""
     meta = binding.get("metadata") or {}
-    annotations = dict(meta.get("annotations") or {})
+    old_annotations = meta.get("annotations") or {}
+    record = None if deps is None else json.dumps(deps or None, separators=(",", ":"))
+    current = next((c for c in (binding.get("status") or {}).get("conditions") or [] if c.get("type") == CONDITION), None)
+    if old_annotations.get(DEPENDENCIES_ANNOTATION) == record and (
+            (cond is None and current is None)
+            or (cond is not None and current is not None
+                and (current.get("status"), current.get("reason"), current.get("message")) == cond)):
+        return binding  # the usual pass: nothing to record
+    annotations = dict(old_annotations)
     if deps is None:
         annotations.pop(DEPENDENCIES_ANNOTATION, None)
     else:  # Go marshals an empty (nil) dependency list as null
-        annotations[DEPENDENCIES_ANNOTATION] = json.dumps(deps or None, separators=(",", ":"))
+        annotations[DEPENDENCIES_ANNOTATION] = record
     status = deepcopy(binding.get("status") or {})
     holder = {"status": status}
     if cond is not None:
