@@ -181,12 +181,12 @@ def interpreter_of(snap: Snapshot, now: str):
     from karmactl.interpreter import Interpreter
     from karmactl.interpreter.customized import GROUP, KIND, OPERATIONS, conflicts
 
-    for c, field, other in conflicts(snap.of_kind(GROUP, KIND)):
+    for c, op, other in conflicts(snap.of_kind(GROUP, KIND)):
         name = c["metadata"]["name"]
         src = snap.sources.get((GROUP, KIND, "", name))
-        raise InputError(f"conflicting with InterpreterOperation({OPERATIONS[field][0]}) of existing "
+        raise InputError(f"conflicting with InterpreterOperation({OPERATIONS[op][0]}) of existing "
                          f"ResourceInterpreterCustomization({other})", src.path if src else None,
-                         src.line if src else None, f"{KIND} {name}", f"spec.customizations.{field}")
+                         src.line if src else None, f"{KIND} {name}", f"spec.customizations.{op}")
     return Interpreter.for_snapshot(snap, now)
 
 
@@ -533,8 +533,9 @@ def shard_count(snap: Snapshot) -> int:
     import os
 
     from karmactl.controllers import workload_rebalancer
+    from karmactl.controllers.shards import has_cross_template_dependencies
 
-    if len(snap.user) < SHARD_MIN_OBJECTS or (os.cpu_count() or 1) < 2:
+    if len(snap.user) < SHARD_MIN_OBJECTS or (os.cpu_count() or 1) < 2 or has_cross_template_dependencies(snap):
         return 1
     if workload_rebalancer.pending(snap):
         return 1  # a rebalancer reads bindings of every shard: the run that acts on it is not split

@@ -93,6 +93,9 @@ class Settings:
         skipped_namespaces: regexes (``skippedPropagatingNamespaces``, comma-separated, "kube-.*").
         policy_preemption: Karmada's feature gate ``PropagationPolicyPreemption``
             (``propagationPolicyPreemption``, default "false", as Karmada's).
+        stateful_failover_injection: Karmada's feature gate ``StatefulFailoverInjection`` (alpha,
+            default off): failover ``statePreservation`` rules are evaluated and injected
+            (``statefulFailoverInjection``, "false").
     """
 
     cluster_failover: bool = True
@@ -104,6 +107,7 @@ class Settings:
     detect_success_threshold: float = 30.0
     skipped_namespaces: tuple = ("kube-.*",)
     policy_preemption: bool = False
+    stateful_failover_injection: bool = False
     extra: dict = field(default_factory=dict)
 
     SETTINGS_KEY = ("", "ConfigMap", "karmada-system", "karmactl-config")
@@ -137,6 +141,7 @@ class Settings:
 
         s.cluster_failover = flag("clusterFailover", s.cluster_failover)
         s.policy_preemption = flag("propagationPolicyPreemption", s.policy_preemption)
+        s.stateful_failover_injection = flag("statefulFailoverInjection", s.stateful_failover_injection)
         s.failure_threshold = num("clusterFailureThreshold", s.failure_threshold)
         s.success_threshold = num("clusterSuccessThreshold", s.success_threshold)
         s.graceful_eviction_timeout = num("gracefulEvictionTimeout", s.graceful_eviction_timeout)

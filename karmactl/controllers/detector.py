@@ -32,6 +32,8 @@ from karmactl.api.selectors import policy_priority
 from karmactl.controllers.names import binding_name
 from karmactl.interpreter._common import InterpreterError
 
+DEPENDED_BY_LABEL_PREFIX = "resourcebinding.karmada.io/depended-by-"
+
 # Groups the detector never treats as templates (§2.1).
 SKIPPED_GROUPS = frozenset({
     "cluster.karmada.io", "policy.karmada.io", "work.karmada.io", "config.karmada.io",
@@ -315,8 +317,12 @@ def _claim_of_binding(binding: dict) -> dict:
 
 
 def _owned_by_detector(binding: dict) -> bool:
-    """Bindings made by other controllers (``binding.karmada.io/managed-by``) are left alone."""
-    return "binding.karmada.io/managed-by" not in ((binding.get("metadata") or {}).get("labels") or {})
+    """Bindings made by other controllers (``binding.karmada.io/managed-by``, and the attached
+    bindings of the dependencies distributor) are left alone."""
+    from karmactl.controllers.dependencies_distributor import is_attached
+
+    return ("binding.karmada.io/managed-by" not in ((binding.get("metadata") or {}).get("labels") or {})
+            and not is_attached(binding))
 
 
 def _missing_dependent_overrides(policy: dict, override_names: set) -> list[str]:
@@ -351,6 +357,8 @@ def build_binding(bkey, view: dict, obj: dict, policy: dict, old: dict | None, n
     id_label = C.RB_PERMANENT_ID_LABEL if bkind == "ResourceBinding" else C.CRB_PERMANENT_ID_LABEL
     old_meta = (old or {}).get("metadata") or {}
     labels = dict(claim["labels"])
+    # the dependencies distributor's depended-by labels stay (Karmada merges labels on update)
+    labels.update((k, v) for k, v in (old_meta.get("labels") or {}).items() if k.startswith(DEPENDED_BY_LABEL_PREFIX))
     labels[id_label] = (old_meta.get("labels") or {}).get(id_label) or permanent_id(bkind, ns, bname)
     annotations = {k: v for k, v in (old_meta.get("annotations") or {}).items()
                    if k not in (C.PP_NAMESPACE_ANNOTATION, C.PP_NAME_ANNOTATION, C.CPP_NAME_ANNOTATION)}

@@ -18,6 +18,7 @@ binding status              the workload status observed in this run, into the b
 taint manager,              evictions decided on this pass's clusters and workload health
 application failover
 scheduler                   placement (``spec.clusters``)
+dependencies distributor    attached bindings of ``propagateDeps`` dependencies (``requiredBy``)
 graceful eviction           eviction tasks kept or dropped once the replacement is healthy
 binding, namespace sync     Works in the execution namespaces
 execution                   the Work's ``Dispatching`` condition (applying is the member layer's)
@@ -33,8 +34,9 @@ from __future__ import annotations
 from typing import Callable, NamedTuple
 
 from karmactl.controllers import (application_failover, binding, binding_status, cluster_status, cluster_taints,
-                                  detector, execution, graceful_eviction, multicluster_ingress, namespace_sync,
-                                  remedy, scheduling, taint_manager, template_status, workload_rebalancer)
+                                  dependencies_distributor, detector, execution, graceful_eviction,
+                                  multicluster_ingress, namespace_sync, remedy, scheduling, taint_manager,
+                                  template_status, workload_rebalancer)
 
 
 class Step(NamedTuple):
@@ -58,6 +60,7 @@ PIPELINE: tuple[Step, ...] = (
     Step("taint-manager", "pkg/controllers/cluster/taint_manager.go", taint_manager.step),
     Step("application-failover", "pkg/controllers/applicationfailover/", application_failover.step),
     Step("scheduler", "pkg/scheduler/scheduler.go", scheduling.step),
+    Step("dependencies-distributor", "pkg/dependenciesdistributor/", dependencies_distributor.step),
     Step("graceful-eviction", "pkg/controllers/gracefuleviction/", graceful_eviction.step),
     Step("binding", "pkg/controllers/binding/binding_controller.go", binding.step),
     Step("namespace-sync", "pkg/controllers/namespace/namespace_sync_controller.go", namespace_sync.step),
