@@ -4,7 +4,7 @@ One home for starting and stopping them, shared by ``tests/real/`` (the real-mem
 emulator's differential check. A member is started with the shared ``start.sh NAME DIR`` (its own
 etcd, TLS, a bearer-token admin) and stopped with ``stop.sh DIR``.
 
-Availability: the tool needs ``../shared`` beside the checkout, linux/amd64, and etcd (Debian's
+Availability: the tool needs ``../shared`` beside the checkout (or beside an ancestor of it), linux/amd64, and etcd (Debian's
 ``etcd-server``; ``start.sh`` installs it with apt when run as root). When it is missing the caller
 skips with one line saying why, unless ``KARMACTL_REQUIRE_REAL_APISERVER=1`` (set by ``.ci/run``),
 in which case it fails.
@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import platform
 import shutil
+import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,8 +22,20 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-TOOL = REPO.parent / "shared" / "tools" / "kube-apiserver"
-KARMADA_CRDS = REPO.parent / "shared" / "data" / "karmada-crds"
+
+
+def _shared_dir() -> Path:
+    """``shared/`` beside the checkout, or beside one of its ancestors (a git worktree such as
+    ``/work/wt/NAME`` shares ``/work/shared`` with the main checkout ``/work/main``)."""
+    for parent in REPO.parents:
+        if (parent / "shared" / "tools" / "kube-apiserver" / "start.sh").is_file():
+            return parent / "shared"
+    return REPO.parent / "shared"
+
+
+SHARED = _shared_dir()
+TOOL = SHARED / "tools" / "kube-apiserver"
+KARMADA_CRDS = SHARED / "data" / "karmada-crds"
 START_TIMEOUT = 120  # seconds for start.sh (cold start unpacks 105 MiB; busy machines are slow)
 
 
@@ -68,6 +81,48 @@ class RealMember:
         if check and res.returncode != 0:
             raise AssertionError(f"{' '.join(cmd)} exited {res.returncode}: {res.stderr}")
         return res
+
+    def env(self) -> dict[str, str]:
+        """``member.env`` as a dict (``SERVER``, ``APISERVER_PID``, ``ETCD_PID``, ports)."""
+        lines = (self.dir / "member.env").read_text().splitlines()
+        return dict(line.split("=", 1) for line in lines if "=" in line)
+
+    def pause(self) -> None:
+        """Make the member unreachable without losing its data: SIGSTOP its kube-apiserver.
+
+        ``stop.sh`` deletes the data and ``start.sh`` cannot restart on it, so a stopped process is
+        the realistic outage the tool allows: connections are accepted by the kernel and then hang,
+        as with a hung or partitioned API server. Always pair with :meth:`unpause`."""
+        os.kill(int(self.env()["APISERVER_PID"]), signal.SIGSTOP)
+
+    def unpause(self) -> None:
+        """Undo :meth:`pause` (SIGCONT); harmless when the process runs."""
+        os.kill(int(self.env()["APISERVER_PID"]), signal.SIGCONT)
+
+    def rss_kib(self) -> dict[str, int]:
+        """Resident set size in KiB of this member's ``kube-apiserver`` and ``etcd`` (``ps -o rss``)."""
+        env = self.env()
+        out = {}
+        for proc, key in (("kube-apiserver", "APISERVER_PID"), ("etcd", "ETCD_PID")):
+            res = subprocess.run(["ps", "-o", "rss=", "-p", env[key]], capture_output=True, text=True, check=True)
+            out[proc] = int(res.stdout.strip())
+        return out
+
+    def delete_namespace(self, namespace: str) -> None:
+        """Delete ``namespace`` and everything in it, and finish the deletion.
+
+        The server runs no namespace controller, so a deleted namespace would stay ``Terminating``
+        forever: its objects are deleted here by kind first, then its finalizer is cleared."""
+        if self.kubectl("get", "namespace", namespace, check=False).returncode != 0:
+            return
+        kinds = self.kubectl("api-resources", "--namespaced=true", "--verbs=list,delete", "-o", "name").stdout.split()
+        self.kubectl("delete", ",".join(k for k in kinds if k not in ("events", "events.events.k8s.io")),
+                     "--all", "-n", namespace, "--wait=false", "--ignore-not-found", check=False)
+        self.kubectl("delete", "namespace", namespace, "--wait=false", "--ignore-not-found")
+        body = ('{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"%s"},"spec":{"finalizers":[]}}'
+                % namespace)
+        self.kubectl("replace", "--raw", f"/api/v1/namespaces/{namespace}/finalize", "-f", "-", input=body,
+                     check=False)
 
 
 def start_member(name: str, directory: Path) -> RealMember:
