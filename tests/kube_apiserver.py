@@ -4,7 +4,7 @@ One home for starting and stopping them, shared by ``tests/real/`` (the real-mem
 emulator's differential check. A member is started with the shared ``start.sh NAME DIR`` (its own
 etcd, TLS, a bearer-token admin) and stopped with ``stop.sh DIR``.
 
-Availability: the tool needs ``../shared`` beside the checkout (or beside an ancestor of it), linux/amd64, and etcd (Debian's
+Availability: the tool needs ``../shared`` beside the checkout (or beside its parent), linux/amd64, and etcd (Debian's
 ``etcd-server``; ``start.sh`` installs it with apt when run as root). When it is missing the caller
 skips with one line saying why, unless ``KARMACTL_REQUIRE_REAL_APISERVER=1`` (set by ``.ci/run``),
 in which case it fails.
@@ -25,9 +25,10 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _shared_dir() -> Path:
-    """``shared/`` beside the checkout, or beside one of its ancestors (a git worktree such as
-    ``/work/wt/NAME`` shares ``/work/shared`` with the main checkout ``/work/main``)."""
-    for parent in REPO.parents:
+    """``shared/`` beside the checkout, or beside its parent (a git worktree such as
+    ``/work/wt/NAME`` shares ``/work/shared`` with the main checkout ``/work/main``); ``.ci/run``
+    looks in the same two places."""
+    for parent in (REPO.parent, REPO.parent.parent):
         if (parent / "shared" / "tools" / "kube-apiserver" / "start.sh").is_file():
             return parent / "shared"
     return REPO.parent / "shared"
