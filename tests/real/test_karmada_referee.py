@@ -47,12 +47,23 @@ PROPOSAL_POLICY = {
     },
 }
 
-# The inputs judged: name -> (directories or files of the samples, extra objects written by the test).
+OFFLINE = ["--now", NOW, "reconcile", "--offline"]
+
+# The inputs judged: name -> (sample directories or files, extra objects written by the test, the
+# karmactl commands run on them). Beyond the plain samples, two runs make karmactl compute the
+# binding fields of cluster failover (graceful eviction tasks) and of suspension.
 RUNS = {
-    "manifests/nginx": ([MANIFESTS / "nginx"], []),
-    "manifests/guestbook": ([MANIFESTS / "guestbook"], []),
-    "karmada-samples/nginx": ([SAMPLES / "nginx"], []),
-    "proposal-fields": ([MANIFESTS / "nginx" / "deployment.yaml"], [PROPOSAL_POLICY]),
+    "manifests/nginx": ([MANIFESTS / "nginx"], [], [OFFLINE]),
+    "manifests/guestbook": ([MANIFESTS / "guestbook"], [], [OFFLINE]),
+    "karmada-samples/nginx": ([SAMPLES / "nginx"], [], [OFFLINE]),
+    "proposal-fields": ([MANIFESTS / "nginx" / "deployment.yaml"], [PROPOSAL_POLICY], [OFFLINE]),
+    "cluster-failover": ([MANIFESTS / "nginx"], [], [
+        OFFLINE,
+        ["--now", "2026-01-01T00:00:10Z", "cluster", "condition", "set", "member2", "Ready=False",
+         "--reason", "ClusterNotReachable"],
+        ["--now", "2026-01-01T00:01:00Z", "reconcile", "--offline"]]),
+    "suspension": ([MANIFESTS / "nginx"], [], [
+        OFFLINE, ["suspend", "pp", "nginx-propagation", "--clusters", "member2"], OFFLINE]),
 }
 
 # (run, source, kind, path) -> why karmactl differs from Karmada's CRDs there. Paths are leaves as
@@ -65,6 +76,12 @@ EXTENSIONS: dict[tuple[str, str, str, str], str] = {
     **{("proposal-fields", src, kind, ".spec.failover.cluster.gracePeriodSeconds"):
        "DESIGN §3.2: failover.cluster.gracePeriodSeconds from the failover proposal, not in Karmada's API"
        for src, kind in (("user", "PropagationPolicy"), ("computed", "ResourceBinding"))},
+    ("online", "computed", "Work",
+     'rejected status: The Work NAME is invalid: status.manifestStatuses.identifier.resource: Invalid value: "null": '
+     'status.manifestStatuses.identifier.resource in body must be of type string: "null"'):
+        "the referee's limit, not karmactl's: Karmada itself writes identifier.resource \"\" (work_status_controller.go "
+        "buildStatusIdentifier leaves Resource unset; the field is required, not omitempty), and v1.20's schema "
+        "validator takes a required field's zero value for null; Karmada's newer API servers accept it",
 }
 
 
@@ -117,6 +134,11 @@ def _lost(sent: dict, got: dict) -> set[str]:
             if p not in SERVER_SET and (p not in have or have[p] != v)}
 
 
+def _unnamed(message: str) -> str:
+    """The server's error without the object's name (Work names carry a hash of the namespace)."""
+    return re.sub(r'^(Error from server \(\w+\): )?The (\w+) "[^"]+"', r"The \2 NAME", message.strip())
+
+
 class Judge:
     """Sends objects to the referee and records each difference as (source, kind, path)."""
 
@@ -143,7 +165,7 @@ class Judge:
         sent = {k: v for k, v in obj.items() if k != "status"}
         res = self._write(sent, dry_run)
         if res.returncode != 0:
-            self.found.add((source, obj["kind"], "rejected: " + res.stderr.strip()))
+            self.found.add((source, obj["kind"], "rejected: " + _unnamed(res.stderr)))
             return None
         got = json.loads(res.stdout)
         self.found |= {(source, obj["kind"], p) for p in _lost(sent, got)}
@@ -157,7 +179,7 @@ class Judge:
         sent = {**obj, "metadata": {**obj["metadata"], "resourceVersion": stored["metadata"]["resourceVersion"]}}
         res = self._kubectl("replace", "--subresource=status", "--dry-run=server", obj=sent)
         if res.returncode != 0:
-            self.found.add((source, obj["kind"], "rejected status: " + res.stderr.strip()))
+            self.found.add((source, obj["kind"], "rejected status: " + _unnamed(res.stderr)))
             return
         self.found |= {(source, obj["kind"], p) for p in _lost({"status": obj["status"]}, json.loads(res.stdout))}
 
@@ -167,41 +189,80 @@ def _user_objects(paths: list[Path]) -> list[dict]:
     return [d for f in files for d in yaml.safe_load_all(f.read_text()) if d]
 
 
+def _judge_computed(judge: Judge, state: Path) -> set[str]:
+    """Judge every binding and Work under ``state/computed`` and the manifests the Works carry;
+    returns the kinds judged."""
+    computed = sorted((state / "computed").glob("*/**/*.json"))
+    judged = [json.loads(f.read_text()) for f in computed
+              if f.relative_to(state / "computed").parts[0] in ("resourcebindings", "clusterresourcebindings", "works")]
+    for obj in judged:
+        if obj.get("status"):
+            judge.status("computed", obj)
+            statuses = obj["status"].get("manifestStatuses") or []
+            if any(ms["identifier"].get("resource") == "" for ms in statuses):
+                # v1.20 refuses Karmada's own empty identifier.resource (see EXTENSIONS): judge the
+                # rest of the Work's status with it filled in.
+                filled = [{**ms, "identifier": {**ms["identifier"], "resource": "x"}} for ms in statuses]
+                judge.status("computed, identifier.resource filled", {**obj, "status": {**obj["status"],
+                                                                                      "manifestStatuses": filled}})
+        else:
+            judge.spec("computed", obj)
+        for manifest in (obj.get("spec", {}).get("workload", {}).get("manifests") or []):
+            judge.spec("work manifest", manifest)
+    return {o["kind"] for o in judged}
+
+
+def _expected(run: str) -> list[tuple[str, str, str]]:
+    return sorted((src, kind, path) for (r, src, kind, path) in EXTENSIONS if r == run)
+
+
+UNLISTED = ("differences from Karmada's CRDs changed; fix karmactl's spelling or list a deliberate "
+            "extension in EXTENSIONS with its reason")
+
+
 @pytest.mark.parametrize("run", list(RUNS))
 def test_karmada_crds_accept_what_karmactl_accepts_and_computes(run, referee, cli, state, tmp_path):
-    paths, extra = RUNS[run]
+    paths, extra, steps = RUNS[run]
     write_yaml(state / "clusters.yaml", _cluster("member1"), _cluster("member2"))
     inputs = list(paths)
     if extra:
         inputs.append(write_yaml(tmp_path / "extra.yaml", *extra))
     for p in inputs:
         cli.ok("apply", "-f", str(p))
-    cli.ok("--now", NOW, "reconcile", "--offline")
+    for step in steps:
+        cli.ok(*step)
 
     judge = Judge(referee)
-    user = _user_objects(inputs)
     # CRDs first and for real: the custom resources of the sample need them served.
-    for obj in sorted(user, key=lambda o: o["kind"] != "CustomResourceDefinition"):
+    for obj in sorted(_user_objects(inputs), key=lambda o: o["kind"] != "CustomResourceDefinition"):
         if obj["kind"] == "CustomResourceDefinition":
             judge.spec("user", obj, dry_run=False)
             referee.kubectl("wait", "--for=condition=Established", f"crd/{obj['metadata']['name']}")
+        elif obj["kind"] in ("ClusterPropagationPolicy", "ClusterOverridePolicy"):
+            judge.spec("user", obj)
         else:
-            judge.spec("user", {**obj, "metadata": {"namespace": "default", **obj["metadata"]}}
-                       if obj["kind"] not in ("ClusterPropagationPolicy", "ClusterOverridePolicy") else obj)
+            judge.spec("user", {**obj, "metadata": {"namespace": "default", **obj["metadata"]}})
+    assert _judge_computed(judge, state) >= {"ResourceBinding", "Work"}  # the run computed what is judged
+    assert sorted(judge.found) == _expected(run), UNLISTED
 
-    computed = sorted((state / "computed").glob("*/**/*.json"))
-    judged = [json.loads(f.read_text()) for f in computed
-              if f.relative_to(state / "computed").parts[0] in ("resourcebindings", "clusterresourcebindings", "works")]
-    assert {o["kind"] for o in judged} >= {"ResourceBinding", "Work"}  # the run computed what is judged
-    for obj in judged:
-        if obj.get("status"):
-            judge.status("computed", obj)
-        else:
-            judge.spec("computed", obj)
-        for manifest in (obj.get("spec", {}).get("workload", {}).get("manifests") or []):
-            judge.spec("work manifest", manifest)
 
-    expected = {(src, kind, path) for (r, src, kind, path) in EXTENSIONS if r == run}
-    assert sorted(judge.found) == sorted(expected), (
-        "differences from Karmada's CRDs changed; fix karmactl's spelling or list a deliberate extension "
-        "in EXTENSIONS with its reason")
+def test_karmada_crds_accept_the_status_an_online_run_computes(referee, cli, joined, ns, tmp_path):
+    """Status only members produce: aggregated status of the binding, manifest statuses of Works."""
+    from .conftest import converge, get_json, sample
+
+    cli.ok("apply", "-f", str(sample(MANIFESTS / "nginx", ns, tmp_path / "in")))
+    converge(cli)
+    for member in joined.values():  # each member's controller reports its replicas up
+        dep = get_json(member, "deploy", "nginx", "-n", ns)
+        n = dep["spec"]["replicas"]
+        member.kubectl("patch", "deploy", "nginx", "-n", ns, "--subresource=status", "--type=merge", "-p", json.dumps(
+            {"status": {"observedGeneration": dep["metadata"]["generation"], "replicas": n, "updatedReplicas": n,
+                        "readyReplicas": n, "availableReplicas": n}}))
+    converge(cli)
+    rb = json.loads(cli.ok("get", "rb", "nginx-deployment", "-n", ns, "-o", "json"))
+    assert [i["health"] for i in rb["status"]["aggregatedStatus"]] == ["Healthy", "Healthy"]
+
+    referee.kubectl("create", "namespace", ns)
+    judge = Judge(referee)
+    _judge_computed(judge, cli.state)
+    assert sorted(judge.found) == _expected("online"), UNLISTED
