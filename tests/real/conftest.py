@@ -72,7 +72,8 @@ def ns(request, real_members) -> str:
     yield name
     for member in real_members.values():
         member.unpause()
-        member.delete_namespace(name)
+    with ThreadPoolExecutor(len(real_members)) as pool:
+        list(pool.map(lambda m: m.delete_namespace(name), real_members.values()))
 
 
 @pytest.fixture
