@@ -110,6 +110,14 @@ class RealMember:
             out[proc] = int(res.stdout.strip())
         return out
 
+    def namespaced_kinds(self) -> str:
+        """The namespaced kinds the member serves that can be listed and deleted, comma-separated,
+        as of the first call (call it before adding CRDs, whose kinds would go stale when deleted)."""
+        if self._namespaced_kinds is None:
+            kinds = self.kubectl("api-resources", "--namespaced=true", "--verbs=list,delete", "-o", "name").stdout
+            self._namespaced_kinds = ",".join(k for k in kinds.split() if k not in ("events", "events.events.k8s.io"))
+        return self._namespaced_kinds
+
     def delete_namespace(self, namespace: str) -> None:
         """Delete ``namespace`` and everything in it, and finish the deletion.
 
@@ -117,11 +125,7 @@ class RealMember:
         forever: its objects are deleted here by kind first, then its finalizer is cleared."""
         if self.kubectl("get", "namespace", namespace, check=False).returncode != 0:
             return
-        if self._namespaced_kinds is None:  # the built-in kinds; a test deletes the CRDs it adds
-            kinds = self.kubectl("api-resources", "--namespaced=true", "--verbs=list,delete", "-o", "name").stdout
-            self._namespaced_kinds = ",".join(k for k in kinds.split() if k not in ("events", "events.events.k8s.io"))
-        self.kubectl("delete", self._namespaced_kinds, "--all", "-n", namespace, "--wait=false", "--ignore-not-found",
-                     check=False)
+        self.kubectl("delete", self.namespaced_kinds(), "--all", "-n", namespace, "--wait=false", "--ignore-not-found")
         self.kubectl("delete", "namespace", namespace, "--wait=false", "--ignore-not-found")
         body = ('{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"%s"},"spec":{"finalizers":[]}}'
                 % namespace)

@@ -73,7 +73,7 @@ def widget_crd_on_member1(real_members, cli):
     m1.kubectl("apply", "-f", "-", input=json.dumps(CRD))
     m1.kubectl("wait", "--for=condition=Established", "crd/widgets.real.karmactl.io")
     yield
-    m1.kubectl("delete", "crd", "widgets.real.karmactl.io", "--ignore-not-found", "--wait=false")
+    m1.kubectl("delete", "crd", "widgets.real.karmactl.io", "--ignore-not-found", "--timeout=60s")
 
 
 def test_a_custom_resource_goes_only_to_the_member_serving_its_crd(cli, joined, ns, tmp_path, widget_crd_on_member1):

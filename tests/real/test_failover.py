@@ -34,7 +34,7 @@ def _binding(cli, ns) -> dict:
 def test_unreachable_member_is_tainted_its_replicas_move_and_the_stale_copy_goes(cli, joined, ns, tmp_path):
     m1, m2 = joined["member1"], joined["member2"]
     src = sample(MANIFESTS / "nginx", ns, tmp_path / "in")
-    settings(src / "settings.yaml", memberRequestTimeout="1s")
+    settings(src / "settings.yaml", memberRequestTimeout="3s")
     cli.ok("apply", "-f", str(src))
     converge(cli, *_at(0))
     assert (replicas(m1, ns, "nginx"), replicas(m2, ns, "nginx")) == (1, 2)

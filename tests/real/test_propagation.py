@@ -50,7 +50,7 @@ def test_duplicated_gives_every_member_all_replicas(cli, joined, ns, tmp_path):
 def guestbook_crd_cleanup(real_members):
     yield
     for member in real_members.values():
-        member.kubectl("delete", "crd", "guestbooks.webapp.my.domain", "--ignore-not-found", "--wait=false")
+        member.kubectl("delete", "crd", "guestbooks.webapp.my.domain", "--ignore-not-found", "--timeout=60s")
 
 
 def test_guestbook_crd_and_custom_resource_reach_member1(cli, joined, ns, tmp_path, guestbook_crd_cleanup):
