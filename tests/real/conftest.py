@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
 import shutil
 from concurrent.futures import ThreadPoolExecutor
@@ -19,13 +20,32 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kube_apiserver import RealMember, require_or_skip, start_member
+from kube_apiserver import RealMember, require_or_skip, start_member, unavailable_reason
 
 REPO = Path(__file__).resolve().parents[2]
 MANIFESTS = REPO / "manifests"
 SAMPLES = REPO / "tests" / "e2e" / "data" / "karmada-samples"
 MEMBER_NAMES = ("member1", "member2")
 MAX_RUNS = 8  # reconciles allowed to converge (a CRD needs one run to land, one to be discovered)
+
+
+def _skip_reason() -> str | None:
+    """Why the tier cannot run here (None: it can, or ``KARMACTL_REQUIRE_REAL_APISERVER=1`` demands it)."""
+    if os.environ.get("KARMACTL_REQUIRE_REAL_APISERVER") == "1":
+        return None
+    if shutil.which("kubectl") is None:
+        return "kubectl is not installed"
+    return unavailable_reason()
+
+
+SKIP_REASON = _skip_reason()
+if SKIP_REASON is not None:  # one line in the summary instead of a skip per test
+    collect_ignore_glob = ["test_*.py"]
+
+
+def pytest_terminal_summary(terminalreporter):
+    if SKIP_REASON is not None:
+        terminalreporter.write_line(f"real kube-apiserver tier (tests/real) skipped: {SKIP_REASON}")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -40,7 +60,7 @@ def real_members(tmp_path_factory) -> dict[str, RealMember]:
     """``member1`` and ``member2``, real kube-apiservers started together once per session."""
     require_or_skip()
     if shutil.which("kubectl") is None:
-        pytest.skip("real kube-apiserver tier skipped: kubectl is not installed")
+        pytest.fail("KARMACTL_REQUIRE_REAL_APISERVER=1 but kubectl is not installed", pytrace=False)
     root = tmp_path_factory.mktemp("real-members")
     started: dict[str, RealMember] = {}
     with ThreadPoolExecutor(len(MEMBER_NAMES)) as pool:
