@@ -71,7 +71,7 @@ def widget_crd_on_member1(real_members, cli):
     """The Widget CRD installed on member1 only, by someone else (kubectl), not by karmactl."""
     m1 = real_members["member1"]
     m1.kubectl("apply", "-f", "-", input=json.dumps(CRD))
-    m1.kubectl("wait", "--for=condition=Established", "crd/widgets.real.karmactl.io")
+    m1.kubectl("wait", "--for=condition=Established", "crd/widgets.real.karmactl.io", "--timeout=60s")
     yield
     m1.kubectl("delete", "crd", "widgets.real.karmactl.io", "--ignore-not-found", "--timeout=60s")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from .conftest import MANIFESTS, converge, get_json, replicas, sample, settings
+from .conftest import MANIFESTS, converge, replicas, report_available, sample, settings
 
 
 
@@ -56,11 +56,8 @@ def test_unreachable_member_is_tainted_its_replicas_move_and_the_stale_copy_goes
             [("member2", "TaintUntolerated")]
         assert replicas(m1, ns, "nginx") == 3
 
-        # member1's controller would report the 3 replicas up; the graceful eviction then ends.
-        generation = get_json(m1, "deploy", "nginx", "-n", ns)["metadata"]["generation"]
-        m1.kubectl("patch", "deploy", "nginx", "-n", ns, "--subresource=status", "--type=merge", "-p", json.dumps(
-            {"status": {"observedGeneration": generation, "replicas": 3, "updatedReplicas": 3,
-                        "readyReplicas": 3, "availableReplicas": 3}}))
+        # member1's 3 replicas come up; the graceful eviction then ends.
+        report_available(m1, ns, "nginx")
         code, _, err = cli(*_at(50), "reconcile")
         assert code == 3, err
         assert "gracefulEvictionTasks" not in _binding(cli, ns)["spec"]

@@ -4,8 +4,8 @@ accepts and what it computes.
 Every user object of the samples (``manifests/``, ``tests/e2e/data/``) and every ResourceBinding,
 ClusterResourceBinding and Work karmactl computes for them (``<state>/computed/``), plus each
 manifest a Work carries, goes through ``kubectl create --dry-run=server`` (``replace`` when a
-same-named object is stored); the status
-karmactl computes goes through the status subresource of a stored copy. The server rejects what
+same-named object is stored); the status karmactl computes goes through the status subresource of a
+stored copy. The server rejects what
 Karmada's schemas reject and silently prunes fields they do not declare, so every leaf sent that does
 not come back unchanged is a difference. Deliberate extensions are listed in ``EXTENSIONS`` with
 their reason; any other difference, or a listed one that is gone, fails the test.
@@ -25,7 +25,7 @@ import yaml
 
 from kube_apiserver import KARMADA_CRDS, RealMember, require_or_skip, start_member
 
-from .conftest import MANIFESTS, SAMPLES, write_yaml
+from .conftest import MANIFESTS, SAMPLES, converge, report_available, sample, write_yaml
 
 NOW = "2026-01-01T00:00:00Z"
 SERVER_SET = {".metadata.creationTimestamp", ".metadata.generation", ".metadata.uid", ".metadata.resourceVersion",
@@ -237,7 +237,7 @@ def test_karmada_crds_accept_what_karmactl_accepts_and_computes(run, referee, cl
     for obj in sorted(_user_objects(inputs), key=lambda o: o["kind"] != "CustomResourceDefinition"):
         if obj["kind"] == "CustomResourceDefinition":
             judge.spec("user", obj, dry_run=False)
-            referee.kubectl("wait", "--for=condition=Established", f"crd/{obj['metadata']['name']}")
+            referee.kubectl("wait", "--for=condition=Established", f"crd/{obj['metadata']['name']}", "--timeout=60s")
         elif obj["kind"] in ("ClusterPropagationPolicy", "ClusterOverridePolicy"):
             judge.spec("user", obj)
         else:
@@ -248,16 +248,10 @@ def test_karmada_crds_accept_what_karmactl_accepts_and_computes(run, referee, cl
 
 def test_karmada_crds_accept_the_status_an_online_run_computes(referee, cli, joined, ns, tmp_path):
     """Status only members produce: aggregated status of the binding, manifest statuses of Works."""
-    from .conftest import converge, get_json, sample
-
     cli.ok("apply", "-f", str(sample(MANIFESTS / "nginx", ns, tmp_path / "in")))
     converge(cli)
-    for member in joined.values():  # each member's controller reports its replicas up
-        dep = get_json(member, "deploy", "nginx", "-n", ns)
-        n = dep["spec"]["replicas"]
-        member.kubectl("patch", "deploy", "nginx", "-n", ns, "--subresource=status", "--type=merge", "-p", json.dumps(
-            {"status": {"observedGeneration": dep["metadata"]["generation"], "replicas": n, "updatedReplicas": n,
-                        "readyReplicas": n, "availableReplicas": n}}))
+    for member in joined.values():
+        report_available(member, ns, "nginx")
     converge(cli)
     rb = json.loads(cli.ok("get", "rb", "nginx-deployment", "-n", ns, "-o", "json"))
     assert [i["health"] for i in rb["status"]["aggregatedStatus"]] == ["Healthy", "Healthy"]
