@@ -1,24 +1,34 @@
-"""One reconcile run: load the state directory, run the control plane to a fixpoint, write.
+"""One reconcile run: observe, decide, act, observe, report.
 
-DESIGN §1::
+DESIGN §1, as one control loop over fresh member state::
 
-    load -> [probe members] -> controllers + scheduler (repeated until nothing changes)
-         -> [execute Works on members -> collect status -> status controllers] -> write
+    load the state directory
+    -> probe members (Cluster status)  -> observe members (status of every member copy, now)
+    -> compute: the control-plane pipeline (controllers/registry.py) until nothing changes
+    -> act: apply / delete Works on members -> observe again -> compute again (status, and any
+       decision the new observations lead to; acted on again, a bounded number of times)
+    -> write what changed (or, for a dry run, report it)
 
-The control-plane part (:func:`compute`) is pure over a :class:`Snapshot` and ``now``; member
-contact lives in ``karmactl.members`` and is skipped entirely with ``offline``.
+Every decision is taken on observations of this run: application failover and graceful eviction
+never read a member's status from an earlier run as evidence of how it is now, and the status a
+run writes is what the members showed after the run's own changes. :func:`compute` is pure over a
+:class:`Snapshot` and ``now``; members are reached only through the :class:`Members` interface,
+which :class:`OfflineMembers` implements for offline runs (the recorded observations are all
+there is) and ``karmactl.members.layer.MemberLayer`` for online ones.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from karmactl.api import constants as C
-from karmactl.controllers import binding as binding_ctl
-from karmactl.controllers import cluster_status, detector, namespace_sync
-from karmactl.controllers.templates import refresh_overlay, spec_hash, template_view
+from karmactl.api.objects import describe_key
 from karmactl.api.snapshot import Settings, Snapshot, StepContext
-from karmactl.controllers.registry import load_steps
-from karmactl.store.state import InputError, Source, StateStore, describe_key, key_of
+from karmactl.controllers import detector
+from karmactl.controllers.registry import PIPELINE
+from karmactl.store.events import stage_events
+from karmactl.store.state import InputError, Source, StateStore, key_of
 
 MAX_PASSES = 10
 
@@ -48,6 +58,12 @@ class RunReport:
 
     ``after`` is the computed snapshot; it is None for a large offline run, which is computed
     and written by several processes (:func:`_run_sharded`).
+
+    ``member_changes`` is what an online dry run would do to member copies: ``[{"cluster": str,
+    "action": "create"|"update"|"delete", "ref": "Deployment default/nginx" (cluster-scoped:
+    "ClusterRole name"), "current": dict|None (the member copy as read), "desired": dict|None
+    (what the run would apply)}]``; ``karmactl plan --online`` renders it
+    (``karmactl/cli/diffing.py``).
     """
 
     changes: list = field(default_factory=list)
@@ -55,7 +71,56 @@ class RunReport:
     warnings: list = field(default_factory=list)
     events: list = field(default_factory=list)
     member_errors: dict = field(default_factory=dict)
+    member_writes: int = 0
+    member_changes: list = field(default_factory=list)
     after: Snapshot | None = None
+
+
+class Members(Protocol):
+    """How a run reaches member clusters (``karmactl.members.layer.MemberLayer`` online,
+    :class:`OfflineMembers` offline; tests may bring their own).
+
+    Every method returns a new snapshot (the input is not modified) and puts per-member failures
+    in ``report.member_errors``, warnings and events in ``report``; none raises for a member's
+    failure.
+    """
+
+    def probe(self, snap: Snapshot, now: str, report: "RunReport") -> Snapshot:
+        """Cluster status (conditions, API enablements, resource summary) into each Cluster's overlay."""
+
+    def observe(self, snap: Snapshot, now: str, report: "RunReport") -> Snapshot:
+        """The status and health of every Work's member copy, as observed at ``now``."""
+
+    def observed_clusters(self) -> frozenset | None:
+        """The clusters the last :meth:`observe` read, or None when observations are recorded ones."""
+
+    def act(self, snap: Snapshot, now: str, report: "RunReport", dry_run: bool = False) -> Snapshot:
+        """Apply or delete every Work (``report.member_writes`` counts the writes); with
+        ``dry_run``, send nothing and list the writes in ``report.member_changes``."""
+
+    def close(self) -> None:
+        """Release connections."""
+
+
+class OfflineMembers:
+    """:class:`Members` without members: Cluster status is what the state directory records
+    (``cluster condition set``, the Cluster file), workload status what ``observe`` recorded, and
+    nothing is applied."""
+
+    def probe(self, snap: Snapshot, now: str, report: "RunReport") -> Snapshot:
+        return snap
+
+    def observe(self, snap: Snapshot, now: str, report: "RunReport") -> Snapshot:
+        return snap
+
+    def observed_clusters(self) -> frozenset | None:
+        return None
+
+    def act(self, snap: Snapshot, now: str, report: "RunReport", dry_run: bool = False) -> Snapshot:
+        return snap
+
+    def close(self) -> None:
+        pass
 
 
 # --------------------------------------------------------------------------- loading
@@ -105,36 +170,24 @@ def _source_stamp() -> str:
 # --------------------------------------------------------------------------- compute
 
 
-def clusters_of(snap: Snapshot) -> list[dict]:
-    """Every Cluster as the control plane sees it (status from the overlay, taints merged)."""
-    from karmactl.controllers.templates import merged_view
+def interpreter_of(snap: Snapshot, now: str):
+    """The run's resource interpreter (``karmactl.interpreter.Interpreter``) from the snapshot's
+    ResourceInterpreterCustomizations.
 
-    out = []
-    for key in sorted(k for k in snap.user if k[:2] == ("cluster.karmada.io", "Cluster")):
-        out.append(merged_view(snap.user[key], snap.overlays.get(key)))
-    return out
+    Raises:
+        InputError: two customizations of one kind define the same operation (Karmada's webhook
+            refuses the second; here the later by name), naming its file, object and field.
+    """
+    from karmactl.interpreter import Interpreter
+    from karmactl.interpreter.customized import GROUP, KIND, OPERATIONS, conflicts
 
-
-def _interpreter_hooks(snap: Snapshot):
-    from karmactl import interpreter
-
-    ops = snap.of_kind("policy.karmada.io", "OverridePolicy")
-    cops = snap.of_kind("policy.karmada.io", "ClusterOverridePolicy")
-    clusters = {c["metadata"]["name"]: c for c in clusters_of(snap)}
-
-    def overrides(manifest, cluster_name):
-        from karmactl.overrides import apply_overrides
-
-        cluster = clusters.get(cluster_name) or {"metadata": {"name": cluster_name}, "spec": {}}
-        ns = (manifest.get("metadata") or {}).get("namespace") or ""
-        res = apply_overrides(manifest, cluster, [o for o in ops if o["metadata"].get("namespace") == ns] if ns else [], cops)
-        return res.manifest, res.applied_overrides, res.applied_cluster_overrides
-
-    hooks = binding_ctl.RenderHooks(revise_replica=interpreter.revise_replica,
-                                    prune=lambda m: interpreter.prune_manifest(m, in_place=True),
-                                    split_job_completions=interpreter.split_job_completions,
-                                    apply_overrides=overrides if (ops or cops) else None)
-    return interpreter, hooks
+    for c, field, other in conflicts(snap.of_kind(GROUP, KIND)):
+        name = c["metadata"]["name"]
+        src = snap.sources.get((GROUP, KIND, "", name))
+        raise InputError(f"conflicting with InterpreterOperation({OPERATIONS[field][0]}) of existing "
+                         f"ResourceInterpreterCustomization({other})", src.path if src else None,
+                         src.line if src else None, f"{KIND} {name}", f"spec.customizations.{field}")
+    return Interpreter.for_snapshot(snap, now)
 
 
 def settings_of(snap: Snapshot) -> Settings:
@@ -147,103 +200,34 @@ def settings_of(snap: Snapshot) -> Settings:
                          "ConfigMap karmada-system/karmactl-config") from None
 
 
-def compute(snap: Snapshot, now: str, report: RunReport | None = None) -> Snapshot:
+def compute(snap: Snapshot, now: str, report: RunReport | None = None,
+            observed: frozenset | None = None) -> Snapshot:
     """Run the control plane over ``snap`` until nothing changes; returns the new snapshot.
 
-    Order per pass (semantics §15.1): cluster steps, template bookkeeping + detector, binding
-    steps (evictions), scheduler, scheduled steps (graceful eviction), binding controller,
-    namespace sync, status steps. ``snap`` itself is not modified.
+    Each pass runs every step of :data:`karmactl.controllers.registry.PIPELINE` in order (cluster
+    status, remedy, cluster taints, detector, taint manager, application failover, scheduler,
+    graceful eviction, binding, namespace sync, execution, status). ``snap`` itself is not
+    modified; it is what the run observed (the state directory and, online, the members).
+    ``observed`` names the clusters whose workload status was read in this run (None offline).
 
     Raises:
         NotConvergedError: still changing after :data:`MAX_PASSES` passes.
         InputError: invalid settings.
     """
-    from karmactl.scheduler import schedule_binding
-
     report = report if report is not None else RunReport()
-    settings = settings_of(snap)
-    ctx = StepContext(settings=settings, warnings=report.warnings, events=report.events)
-    phases = load_steps()
-    config = detector.DetectorConfig(skipped_namespaces=settings.skipped_namespaces)
+    interpreter = interpreter_of(snap, now)
+    ctx = StepContext(settings=settings_of(snap), warnings=report.warnings, events=report.events, observed=observed,
+                      interpreter=interpreter)
     out = snap.copy_computed()
-    interpreter, hooks = _interpreter_hooks(snap)
-    for key, cluster in sorted((k, v) for k, v in snap.user.items() if k[:2] == ("cluster.karmada.io", "Cluster")):
-        out.set_overlay(key, cluster_status.ingest_file_status(key, cluster, out.overlays.get(key), now))
-        out.set_overlay(key, cluster_status.stamp_creation(key, cluster, out.overlays.get(key), now))
-    templates = {k: v for k, v in snap.user.items() if detector.is_template(k, v, config)}
-    pps = [p for p in snap.of_kind("policy.karmada.io", "PropagationPolicy") if not p["metadata"].get("deletionTimestamp")]
-    cpps = [p for p in snap.of_kind("policy.karmada.io", "ClusterPropagationPolicy") if not p["metadata"].get("deletionTimestamp")]
-    override_names = {(k[1], k[2], k[3]) for k in snap.user if k[0] == "policy.karmada.io"
-                      and k[1] in ("OverridePolicy", "ClusterOverridePolicy")}
-    render_memo: dict = {}
-    view_cache: dict = {}
-    hashes = {k: spec_hash(obj) for k, obj in templates.items()}
-
-    def view_of(k):
-        overlay = out.overlays.get(k)
-        cached = view_cache.get(k)
-        if cached is not None and cached[0] is overlay:
-            return cached[1]
-        v = template_view(templates[k], overlay)
-        view_cache[k] = (overlay, v)
-        return v
-
-    replica_memo: dict = {}
-    detector_memo: dict = {}
-
-    def interpret_replica(view):
-        """The interpreter's answer, once per template: it reads only apiVersion, kind and spec,
-        and every view of a template shares the template's ``spec`` object."""
-        spec = view.get("spec")
-        gvk = (view.get("apiVersion"), view.get("kind"))
-        hit = replica_memo.get(id(spec))
-        if hit is None or hit[0] is not spec or hit[1] != gvk:
-            hit = (spec, gvk, interpreter.interpret_replica(view))
-            replica_memo[id(spec)] = hit
-        return hit[2]
-
-    def run_phase(name: str) -> bool:
-        changed = False
-        for step in phases[name]:
-            changed = bool(step(snap, out, now, ctx)) or changed
-        return changed
-
     for passes in range(1, MAX_PASSES + 1):
         ctx.passes = passes
-        changed = run_phase("clusters")
-        # template bookkeeping (uid, generation) before the detector reads the views
-        for key, obj in templates.items():
-            out.set_overlay(key, refresh_overlay(key, obj, out.overlays.get(key), None, now, hashes[key]))
-        views = {k: view_of(k) for k in templates}
-        claims = {k: {"labels": (out.overlays.get(k) or {}).get("metadata", {}).get("labels") or {},
-                      "annotations": (out.overlays.get(k) or {}).get("metadata", {}).get("annotations") or {}}
-                  for k in templates}
-        det = detector.reconcile(templates, views, claims, pps, cpps, out.bindings, override_names, now,
-                                 interpret_replica, config, detector_memo)
-        for line in det.waiting:
-            ctx.warn(line)
-        for key, claim in det.claims.items():
-            changed = out.set_overlay(key, refresh_overlay(key, templates[key], out.overlays.get(key), claim, now,
-                                                           hashes[key])) or changed
-        views = {k: view_of(k) for k in templates}
-        for bkey, b in det.bindings.items():
-            changed = out.set_binding(bkey, b) or changed
-        changed = run_phase("bindings") or changed
-        clusters = clusters_of(out)
-        for bkey in sorted(out.bindings):
-            changed = out.set_binding(bkey, schedule_binding(out.bindings[bkey], clusters, now).binding) or changed
-        changed = run_phase("scheduled") or changed
-        bres = binding_ctl.reconcile(out.bindings, out.works, views, now, hooks, render_memo)
-        for wkey, w in bres.works.items():
-            changed = out.set_work(wkey, w) or changed
-        for bkey, errs in sorted(bres.errors.items()):
-            for e in errs:
-                ctx.warn(f"{describe_key(bkey)}: {e}")
-        nres = namespace_sync.reconcile(snap.user, [c["metadata"]["name"] for c in clusters], out.works, now, config)
-        for wkey, w in nres.items():
-            changed = out.set_work(wkey, w) or changed
-        changed = run_phase("status") or changed
+        changed = False
+        for step in PIPELINE:
+            changed = bool(step.run(snap, out, now, ctx)) or changed
         report.passes = passes
+        for line in interpreter.failures:  # once, unless a step's warning already quotes it
+            if not any(line in w for w in ctx.warnings):
+                ctx.warn(line)
         if not changed:
             return out
     raise NotConvergedError(f"the control plane did not converge after {MAX_PASSES} passes")
@@ -289,36 +273,230 @@ def _run(store: StateStore, options: RunOptions, members) -> RunReport:
         shards = shard_count(before)
         if shards > 1:
             return _run_sharded(store, before, options.now, report, shards)
-    after = before
-    if not options.offline and members is not None:
-        after = members.probe(after, options.now, report)
-    if not options.offline:  # cluster condition detection for Remedy (karmactl/members/detection.py)
-        from karmactl.members.detection import detect_conditions
-        after = detect_conditions(after, options.now, report, getattr(members, "client_for", None), store.root)
-    after = compute(after, options.now, report=report)
-    # a dry run (and plan) reads members but never writes to them
-    if not options.offline and members is not None and not options.dry_run:
-        # Status the members report can make the control plane render other Works (failover,
-        # evictions): execute again, a bounded number of times, while it does.
-        def _dispatched(works: dict) -> dict:  # what execution acts on: spec, terminating or not
-            return {k: (w.get("spec"), (w.get("metadata") or {}).get("deletionTimestamp")) for k, w in works.items()}
-
-        for _ in range(3):
-            executed_from = after
-            after = members.execute(after, options.now, report)
-            if (after.works == executed_from.works and after.overlays == executed_from.overlays
-                    and after.bindings == executed_from.bindings):
-                break  # members reported nothing new: the control plane has nothing to redo
-            executed = _dispatched(after.works)
-            after = compute(after, options.now, report=report)
-            if _dispatched(after.works) == executed:
-                break
+    members = OfflineMembers() if options.offline or members is None else members
+    after = control_loop(before, options.now, members, report, dry_run=options.dry_run)
     report.after = after
     if options.dry_run:
         report.changes = _planned_changes(store, before, after)
     else:
-        report.changes = store.write_changes(before, after)
+        # Events (karmactl/store/events.py): derived from this run's changes, staged with its files
+        report.changes = store.write_changes(before, after, extra=lambda w: stage_events(store, w, before, after, options.now))
     return report
+
+
+ACT_ROUNDS = 3  # act -> observe -> compute rounds in one run while decisions keep changing Works
+
+
+def control_loop(before: Snapshot, now: str, members: Members, report: RunReport, dry_run: bool = False) -> Snapshot:
+    """Observe, decide, act, observe, decide: the snapshot a run writes.
+
+    The members are probed and observed first, so the control plane decides on this run's
+    observations. Then Works are applied and deleted, the members observed again (the status the
+    run reports is what they showed after its changes), and the control plane computed again;
+    when that changes what is dispatched (an eviction the new status led to, a Work whose copy is
+    gone), it is acted on again, at most :data:`ACT_ROUNDS` times. A dry run acts with
+    ``dry_run`` (nothing is sent; ``report.member_changes`` lists what would be).
+
+    Raises:
+        NotConvergedError, InputError: from :func:`compute`.
+    """
+    snap = members.probe(before, now, report)
+    snap = members.observe(snap, now, report)
+    after = compute(snap, now, report, members.observed_clusters())
+    if dry_run:
+        members.act(after, now, report, dry_run=True)
+        return after
+    for _ in range(ACT_ROUNDS):
+        writes = report.member_writes
+        acted = members.act(after, now, report)
+        if report.member_writes == writes and acted.works == after.works:
+            break  # nothing sent and nothing learned: the observations of this run still hold
+        dispatched = _dispatched(acted.works)
+        snap = members.observe(acted, now, report) if report.member_writes != writes else acted
+        after = compute(snap, now, report, members.observed_clusters())
+        if _dispatched(after.works) == dispatched:
+            break
+    return after
+
+
+def _dispatched(works: dict) -> dict:
+    """What execution acts on: each Work's spec and whether it is terminating."""
+    return {k: (w.get("spec"), (w.get("metadata") or {}).get("deletionTimestamp")) for k, w in works.items()}
+
+
+# --------------------------------------------------------------------------- runs over time
+
+
+def converged(snap: Snapshot) -> tuple[bool, str]:
+    """Whether every binding is scheduled, fully applied and healthy in every target cluster
+    (True for a snapshot without bindings).
+
+    Returns ``(ok, what is still missing)``.
+    """
+    for key in sorted(snap.bindings):
+        b = snap.bindings[key]
+        conds = {x.get("type"): x.get("status") for x in (b.get("status") or {}).get("conditions") or []}
+        name = f"{key[2]}/{key[3]}" if key[2] else key[3]
+        if conds.get("Scheduled") != "True":
+            return False, f"binding {name} not scheduled"
+        if conds.get("FullyApplied") != "True":
+            return False, f"binding {name} not fully applied"
+        for item in (b.get("status") or {}).get("aggregatedStatus") or []:
+            if item.get("health") != "Healthy":
+                return False, f"binding {name}: {item.get('clusterName')} is {item.get('health') or 'not reported'}"
+    return True, ""
+
+
+def run_until_converged(store: StateStore, clock, members: Members | None, timeout: float, interval: float = 0.5,
+                        on_run=None, locked=None, offline: bool = False) -> int:
+    """Runs until one changes nothing and, online, :func:`converged` holds: the members have
+    settled (``reconcile --wait``, ``demo``).
+
+    Args:
+        store: the state directory.
+        clock: ``f() -> RFC 3339`` read once per run.
+        members: the member layer (None with ``offline``).
+        timeout: seconds before giving up.
+        interval: seconds between runs.
+        on_run: ``f(run number, RunReport, ok, why)`` after each run (progress output).
+        locked: a context manager factory held around each run (the state lock), or None.
+        offline: offline runs (the control plane only: until a run changes nothing).
+
+    Returns:
+        The number of runs.
+
+    Raises:
+        TimeoutError: not converged within ``timeout`` (the message says what is missing).
+        InputError, NotConvergedError: from a run.
+    """
+    deadline = time.monotonic() + timeout
+    runs = 0
+    while True:
+        runs += 1
+        options = RunOptions(now=clock(), offline=offline)
+        if locked is not None:
+            with locked():
+                report = run(store, options, members)
+        else:
+            report = run(store, options, members)
+        ok, why = (True, "") if offline or report.after is None else converged(report.after)
+        if on_run is not None:
+            on_run(runs, report, ok, why)
+        if ok and not report.changes:
+            return runs
+        if time.monotonic() > deadline:
+            raise TimeoutError(why or "still changing")
+        time.sleep(interval)
+
+
+def unjoin_pass(before: Snapshot, name: str, now: str, members: Members | None, report: RunReport):
+    """One unjoin attempt over a loaded snapshot (``karmadactl unjoin``; the Cluster's deletion in
+    ``pkg/controllers/cluster/cluster_controller.go``).
+
+    1. The Cluster is seen as terminating (``metadata.deletionTimestamp``), so the scheduler moves
+       bindings away from it; members are probed and observed and the control plane computed.
+    2. Every Work of its execution space (``karmada-es-<name>``, namespace Works included) is
+       marked terminating (or dropped when never applied) and the member layer acts: member
+       copies are deleted while the member is Ready, and those Works dropped.
+    3. The control plane is computed again without the Cluster (and its status overlay).
+
+    Returns:
+        ``(after, remaining)``: the snapshot to write and the keys of Works still in the execution
+        space (their member copies could not be deleted).
+    """
+    from karmactl.controllers.binding import delete_work
+    from karmactl.controllers.names import execution_namespace
+
+    members = members if members is not None else OfflineMembers()
+    key = ("cluster.karmada.io", "Cluster", "", name)
+    cluster = before.user[key]
+    user = dict(before.user)
+    user[key] = dict(cluster, metadata=dict(cluster["metadata"], deletionTimestamp=now))
+    snap = Snapshot(before.registry, user, before.sources, dict(before.overlays), dict(before.bindings),
+                    dict(before.works))
+    snap = members.observe(members.probe(snap, now, report), now, report)
+    snap = compute(snap, now, report, members.observed_clusters())
+    space = execution_namespace(name)
+    for wkey in sorted(k for k in snap.works if k[2] == space):
+        snap.set_work(wkey, delete_work(snap.works[wkey], now))
+    snap = members.act(snap, now, report)
+    user = {k: v for k, v in snap.user.items() if k != key}
+    sources = {k: v for k, v in snap.sources.items() if k != key}
+    after = Snapshot(snap.registry, user, sources, dict(snap.overlays), dict(snap.bindings), dict(snap.works))
+    after.set_overlay(key, None)
+    after = compute(after, now, report)
+    return after, sorted(k for k in after.works if k[2] == space)
+
+
+class UnjoinError(RuntimeError):
+    """An unjoin that cannot go on. ``reason``: ``NotFound`` (no such Cluster), ``PullMode`` (a
+    Pull cluster is unregistered, not unjoined) or ``Timeout`` (member copies remain after the
+    wait; ``remaining`` lists their Works and ``why`` says what the member answered)."""
+
+    def __init__(self, reason: str, message: str, remaining: list | None = None, why: str = ""):
+        super().__init__(message)
+        self.reason, self.remaining, self.why = reason, remaining or [], why
+
+
+def unjoin(store: StateStore, name: str, members: Members | None, clock, wait: float, force: bool,
+           on_wait=None) -> tuple[list, RunReport]:
+    """Remove a Push member cluster as ``karmadactl unjoin`` does: delete its member copies, drop
+    its Works, remove its Cluster from the state directory.
+
+    Karmada deletes the Cluster object and waits until the execution controller has removed every
+    Work of ``karmada-es-<name>`` (deleting member copies while the member is ready); with
+    ``force`` it drops what is left after the wait (``DeleteClusterObject``). This runs
+    :func:`unjoin_pass` once a second until ``wait`` seconds pass; nothing is written until an
+    attempt succeeds or ``force`` gives up on the member. The caller holds the state lock.
+
+    Args:
+        clock: ``f() -> RFC 3339``, read once per attempt.
+        wait: seconds to wait for the member copies to go.
+        on_wait: ``f(remaining Work keys, why)`` called (at most every 10 s) while waiting.
+
+    Returns:
+        ``(dropped, report)``: the Works dropped without deleting their member copies (only with
+        ``force``) and the last attempt's report.
+
+    Raises:
+        UnjoinError: see its reasons. InputError / NotConvergedError: from the run.
+    """
+    from karmactl.store import edit
+
+    key = ("cluster.karmada.io", "Cluster", "", name)
+    deadline = time.monotonic() + wait
+    announced = 0.0
+    while True:
+        before = load(store)
+        cluster = before.user.get(key)
+        if cluster is None:
+            raise UnjoinError("NotFound", f"no cluster object {name} found in karmada control Plane")
+        if (cluster.get("spec") or {}).get("syncMode") == "Pull":
+            raise UnjoinError("PullMode", f"cluster {name} is a Pull mode member cluster, please use command "
+                                          f"`unregister` if you want to continue unregistering the cluster")
+        report = RunReport()
+        now = clock()
+        after, remaining = unjoin_pass(before, name, now, members, report)
+        why = report.member_errors.get(name) or ""
+        if remaining and time.monotonic() < deadline:
+            if on_wait is not None and time.monotonic() - announced > 10:
+                on_wait(remaining, why or "member copies are not deleted yet")
+                announced = time.monotonic()
+            time.sleep(1.0)
+            continue
+        if remaining and not force:
+            raise UnjoinError("Timeout", f"cluster({name}) was not unjoined within {wait:g}s: the member copies of "
+                                         f"{len(remaining)} Work(s) in {remaining[0][2]} could not be deleted "
+                                         f"({why or 'the member did not delete them'}); retry when the member is "
+                                         f"reachable, or pass --force to remove the Cluster and leave them in the "
+                                         f"member", remaining, why)
+        for wkey in remaining:
+            after.set_work(wkey, None)
+        store.write_changes(before, after, extra=lambda w: stage_events(store, w, before, after, now))
+        index = edit.index_user_objects(store)
+        if key in index:
+            edit.remove_object(store, index[key])
+        return remaining, report
 
 
 # --------------------------------------------------------------------------- shards
@@ -351,8 +529,9 @@ def _compute_shard(index: int) -> tuple:
     try:
         sub = sharding.split(before, index)
         after = compute(sub, now, report=report)
-        staged = store.stage_changes(sub, after, writer,
-                                     keep=lambda which, key, obj: sharding.owner(which, key, obj) == index)
+        owned = lambda which, key, obj: sharding.owner(which, key, obj) == index  # noqa: E731
+        staged = store.stage_changes(sub, after, writer, keep=owned)
+        staged += stage_events(store, writer, sub, after, now, keep=owned)  # Events of the objects it owns
     except Exception as exc:  # noqa: BLE001 - handed to the parent, which raises it
         return writer.plan(), [], report.warnings, report.events, report.passes, exc
     return writer.plan(), staged, report.warnings, report.events, report.passes, None
@@ -417,4 +596,5 @@ def _planned_changes(store: StateStore, before: Snapshot, after: Snapshot) -> li
     return out
 
 
-__all__ = ["RunOptions", "RunReport", "run", "compute", "load", "NotConvergedError", "InputError"]
+__all__ = ["Members", "OfflineMembers", "RunOptions", "RunReport", "run", "compute", "control_loop", "converged",
+           "load", "run_until_converged", "unjoin", "unjoin_pass", "UnjoinError", "NotConvergedError", "InputError"]

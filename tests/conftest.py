@@ -94,6 +94,28 @@ def cluster_yaml(name: str, ready: str = "True", extra_status: str = "") -> str:
     """
 
 
+def app_failover_policy(toleration: int, purge: str = "Gracefully", extra: str = "") -> str:
+    """A PropagationPolicy duplicating Deployment default/nginx to member1 and member2 with
+    application failover after ``toleration`` seconds of Unhealthy (``extra``: more ``spec`` lines,
+    indented by two spaces)."""
+    return f"""
+        apiVersion: policy.karmada.io/v1alpha1
+        kind: PropagationPolicy
+        metadata: {{name: nginx, namespace: default}}
+        spec:
+          resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]
+          propagateDeps: true
+          placement:
+            clusterAffinity: {{clusterNames: [member1, member2]}}
+            replicaScheduling: {{replicaSchedulingType: Duplicated}}
+          failover:
+            application:
+              decisionConditions: {{tolerationSeconds: {toleration}}}
+              purgeMode: {purge}
+        {extra}
+        """
+
+
 # Hypothesis: modest example counts by default; CI (HYPOTHESIS_PROFILE=ci) keeps them small too,
 # with no deadline because these 2-core machines are noisy.
 try:

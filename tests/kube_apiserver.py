@@ -4,13 +4,15 @@ One home for starting and stopping them, shared by ``tests/real/`` (the real-mem
 emulator's differential check. A member is started with the shared ``start.sh NAME DIR`` (its own
 etcd, TLS, a bearer-token admin) and stopped with ``stop.sh DIR``.
 
-Availability: the tool needs ``../shared`` beside the checkout (or beside its parent), linux/amd64, and etcd (Debian's
-``etcd-server``; ``start.sh`` installs it with apt when run as root). When it is missing the caller
+Availability: the tool needs ``../shared`` beside the checkout (or beside an ancestor, as a git
+worktree needs), linux/amd64, and etcd (Debian's ``etcd-server``; ``start.sh`` installs it with apt when run as root). When it is missing the caller
 skips with one line saying why, unless ``KARMACTL_REQUIRE_REAL_APISERVER=1`` (set by ``.ci/run``),
 in which case it fails.
 """
 from __future__ import annotations
 
+import hashlib
+import lzma
 import os
 import platform
 import shutil
@@ -22,22 +24,13 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def _shared_dir() -> Path:
-    """``shared/`` beside the checkout, or beside its parent (a git worktree such as
-    ``/work/wt/NAME`` shares ``/work/shared`` with the main checkout ``/work/main``); ``.ci/run``
-    looks in the same two places."""
-    for parent in (REPO.parent, REPO.parent.parent):
-        if (parent / "shared" / "tools" / "kube-apiserver" / "start.sh").is_file():
-            return parent / "shared"
-    return REPO.parent / "shared"
-
-
-SHARED = _shared_dir()
+# ../shared beside the checkout; a git worktree under <main>/../wt/<name> finds it two levels up
+SHARED = next((base / "shared" for base in REPO.parents if (base / "shared" / "tools" / "kube-apiserver").is_dir()),
+              REPO.parent / "shared")
 TOOL = SHARED / "tools" / "kube-apiserver"
 KARMADA_CRDS = SHARED / "data" / "karmada-crds"
 START_TIMEOUT = 120  # seconds for start.sh (cold start unpacks 105 MiB; busy machines are slow)
+ARTIFACT = "kube-apiserver-v1.20.2-linux-amd64"
 
 
 def unavailable_reason() -> str | None:
@@ -148,3 +141,39 @@ def start_member(name: str, directory: Path) -> RealMember:
     kubeconfig = Path(res.stdout.strip().splitlines()[-1])
     env = dict(line.split("=", 1) for line in (directory / "member.env").read_text().splitlines() if "=" in line)
     return RealMember(name=name, dir=directory, kubeconfig=kubeconfig, server=env["SERVER"])
+
+
+def binary() -> Path:
+    """The decompressed kube-apiserver binary (call :func:`require_or_skip` first), for tests that
+    give karmactl the path itself (``local-up --kube-apiserver PATH``).
+
+    Shares ``start.sh``'s cache (``$KUBE_APISERVER_CACHE``, else ``${XDG_CACHE_HOME:-~/.cache}/kube-apiserver``,
+    file ``kube-apiserver-v1.20.2-<first 12 of sha256>``); unpacks the ``.xz`` there when missing,
+    checking the sha256 of ``SHA256SUMS`` and renaming atomically as start.sh does.
+
+    Raises:
+        RuntimeError: no checksum for the artifact, or the unpacked binary does not match it.
+    """
+    sums = {name: digest for digest, name in (line.split() for line in (TOOL / "SHA256SUMS").read_text().splitlines()
+                                              if line.strip())}
+    sha = sums.get(ARTIFACT)
+    if not sha:
+        raise RuntimeError(f"no checksum for {ARTIFACT} in {TOOL / 'SHA256SUMS'}")
+    cache = Path(os.environ.get("KUBE_APISERVER_CACHE")
+                 or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kube-apiserver")
+    path = cache / f"kube-apiserver-v1.20.2-{sha[:12]}"
+    if os.access(path, os.X_OK):
+        return path
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = cache / f".kube-apiserver.{os.getpid()}"
+    digest = hashlib.sha256()
+    with lzma.open(TOOL / f"{ARTIFACT}.xz") as src, open(tmp, "wb") as dst:
+        while chunk := src.read(1 << 20):
+            digest.update(chunk)
+            dst.write(chunk)
+    if digest.hexdigest() != sha:
+        tmp.unlink()
+        raise RuntimeError(f"checksum mismatch for {ARTIFACT}: {digest.hexdigest()}")
+    tmp.chmod(0o755)
+    os.replace(tmp, path)
+    return path

@@ -38,6 +38,13 @@ TEMPLATE_UID_ANNOTATION = "resourcetemplate.karmada.io/uid"
 TEMPLATE_GENERATION_ANNOTATION = "resourcetemplate.karmada.io/generation"
 MANAGED_LABELS_ANNOTATION = "resourcetemplate.karmada.io/managed-labels"
 MANAGED_ANNOTATIONS_ANNOTATION = "resourcetemplate.karmada.io/managed-annotations"
+# karmactl's records on a Work of what it observed and applied on the member (Karmada keeps both in
+# controller memory): when the member first reported the status now in ``manifestStatuses``, and
+# the member copy's version (``gen:<generation>`` or ``rv:<resourceVersion>``) after karmactl's
+# last write, as ``objectwatcher``'s version record.
+OBSERVED_AT_ANNOTATION = "karmactl.io/observed-at"
+APPLIED_VERSION_ANNOTATION = "karmactl.io/applied-version"
+WORK_RECORD_ANNOTATIONS = (OBSERVED_AT_ANNOTATION, APPLIED_VERSION_ANNOTATION)
 CLAIMED_BY_LABEL = "resourcetemplate.karmada.io/claimed-by"
 RETAIN_REPLICAS_LABEL = "resourcetemplate.karmada.io/retain-replicas"
 DELETION_PROTECTED_LABEL = "resourcetemplate.karmada.io/deletion-protected"

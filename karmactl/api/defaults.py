@@ -125,6 +125,7 @@ def default_object(obj: dict, copy: bool = True) -> dict:
     type are left as they are for validation to report.
 
     * every built-in namespaced kind: ``metadata.namespace`` := ``default`` when missing;
+    * Secret: ``stringData`` folded into ``data``, as the API server stores a Secret;
     * PropagationPolicy / ClusterPropagationPolicy: see :func:`_default_propagation`;
     * OverridePolicy: empty selector namespaces := the policy namespace;
     * policies, bindings and Works: the permanent-id label (``permanent_id(kind, namespace, name)``,
@@ -147,6 +148,8 @@ def default_object(obj: dict, copy: bool = True) -> dict:
         meta = out.get("metadata")
         if info is not None and info.namespaced and isinstance(meta, dict) and not meta.get("namespace"):
             out["metadata"] = dict(meta, namespace="default")
+        if (api_version, kind) == ("v1", "Secret"):
+            _fold_string_data(out)
         return out
     out = deepcopy(obj) if copy else obj
     meta = out.get("metadata")
@@ -173,6 +176,25 @@ def default_object(obj: dict, copy: bool = True) -> dict:
     elif kind == "Cluster":
         _default_cluster(spec)
     return out
+
+
+def _fold_string_data(secret: dict) -> None:
+    """A Secret's ``stringData`` folded into ``data`` (base64), as the API server stores it
+    (``pkg/apis/core/v1/conversion.go``): Karmada's resource template, and so the Work manifest,
+    never carries ``stringData``. Wrongly typed values are left for validation to report."""
+    import base64
+
+    string_data = secret.get("stringData")
+    if not isinstance(string_data, dict) or not all(isinstance(v, str) for v in string_data.values()):
+        return
+    data = secret.get("data")
+    if data is not None and not isinstance(data, dict):
+        return
+    data = dict(data or {})
+    for key, value in string_data.items():
+        data[key] = base64.b64encode(value.encode("utf-8")).decode("ascii")
+    secret.pop("stringData")
+    secret["data"] = data
 
 
 def _set(holder: dict, name: str, value) -> None:

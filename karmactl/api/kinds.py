@@ -105,6 +105,8 @@ BUILTIN_KINDS: tuple[KindInfo, ...] = (
     _k("autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", True, ("hpa",), ("v2", "v1")),
     _k("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", False, ("pc",)),
     _k("storage.k8s.io", "v1", "StorageClass", "storageclasses", False, ("sc",)),
+    # recorded by runs under computed/events/, never written by people (karmactl/store/events.py)
+    _k("events.k8s.io", "v1", "Event", "events", True, ("ev",)),
     _k("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions", False, ("crd", "crds")),
 )
 

@@ -210,3 +210,9 @@ def bump_generation(old: dict | None, new: dict) -> None:
     m["generation"] = old_gen + 1 if old.get("spec") != new.get("spec") else old_gen
 
 
+def describe_key(key: tuple) -> str:
+    """A snapshot key ``(group, kind, namespace, name)`` for people: ``Deployment default/nginx``,
+    ``Cluster member1``."""
+    _, kind, ns, name = key
+    return f"{kind} {ns}/{name}" if ns else f"{kind} {name}"
+

@@ -118,3 +118,57 @@ def taint_string(taint: dict) -> str:
     value = taint.get("value")
     head = f"{taint.get('key')}={value}" if value else f"{taint.get('key')}"
     return f"{head}:{taint.get('effect')}"
+
+
+# Implicit priority of a ResourceSelector for an object (``pkg/util/selector.go``,
+# ``ResourceSelectorPriority``; semantics §2.2), shared by the detector and the override manager.
+PRIORITY_MISMATCH = 0
+PRIORITY_MATCH_ALL = 1
+PRIORITY_LABEL_SELECTOR = 2
+PRIORITY_NAME = 3
+
+
+def strict_selector_matches(selector: dict | None, labels: dict | None) -> bool:
+    """:func:`label_selector_matches` after ``metav1.LabelSelectorAsSelector``'s checks: an
+    operator other than In, NotIn, Exists, DoesNotExist, In/NotIn without values or Exists/
+    DoesNotExist with values make the selector invalid, and an invalid selector matches nothing."""
+    for expr in (selector or {}).get("matchExpressions") or []:
+        op = expr.get("operator")
+        values = expr.get("values") or []
+        if op not in ("In", "NotIn", "Exists", "DoesNotExist"):
+            return False
+        if (op in ("In", "NotIn")) != bool(values):
+            return False
+    return label_selector_matches(selector, labels)
+
+
+def selector_priority(selector: dict, obj: dict) -> int:
+    """Implicit priority of one ResourceSelector for ``obj``: :data:`PRIORITY_NAME` (3) when it
+    names the object, :data:`PRIORITY_LABEL_SELECTOR` (2) when its labelSelector matches,
+    :data:`PRIORITY_MATCH_ALL` (1) when it selects the whole kind (in its namespace, if set), else
+    :data:`PRIORITY_MISMATCH` (0)."""
+    if selector.get("apiVersion") != obj.get("apiVersion") or selector.get("kind") != obj.get("kind"):
+        return PRIORITY_MISMATCH
+    md = obj.get("metadata") or {}
+    if selector.get("namespace") and selector["namespace"] != (md.get("namespace") or ""):
+        return PRIORITY_MISMATCH
+    if selector.get("name"):
+        return PRIORITY_NAME if selector["name"] == md.get("name") else PRIORITY_MISMATCH
+    if selector.get("labelSelector") is None:
+        return PRIORITY_MATCH_ALL
+    return PRIORITY_LABEL_SELECTOR if strict_selector_matches(selector["labelSelector"], md.get("labels")) \
+        else PRIORITY_MISMATCH
+
+
+def policy_priority(policy: dict, obj: dict, *, empty_matches_all: bool = False) -> int:
+    """Implicit priority of a policy for ``obj``: the best of its ``spec.resourceSelectors``.
+
+    Args:
+        empty_matches_all: a policy without selectors selects everything (OverridePolicies,
+            whose ``resourceSelectors`` are optional); otherwise it selects nothing
+            (PropagationPolicies, which the webhook requires to have selectors).
+    """
+    selectors = (policy.get("spec") or {}).get("resourceSelectors") or []
+    if not selectors:
+        return PRIORITY_MATCH_ALL if empty_matches_all else PRIORITY_MISMATCH
+    return max(selector_priority(s, obj) for s in selectors)

@@ -158,15 +158,23 @@ class StepContext:
         warnings: human lines printed on stderr as ``warning: ...`` (first pass only is enough).
         events: one line per notable action (eviction, task dropped, suspended dispatch...), stderr.
         passes: the current pass number (1-based).
+        observed: the member clusters whose workloads were read from the members in this run
+            (online), or None (offline: the state directory's recorded observations are all there
+            is). Time-based decisions take a Work's status as evidence only for these clusters.
         memo: per-step caches kept across the passes of one computation (a step keys its entry by
             its own name and checks inputs by identity: objects are never modified in place).
+        interpreter: the resource interpreter of this computation
+            (``karmactl.interpreter.Interpreter``: customizations before the native rules); None
+            means the native rules of the ``karmactl.interpreter`` module.
     """
 
     settings: Settings
     warnings: list = field(default_factory=list)
     events: list = field(default_factory=list)
     passes: int = 1
+    observed: frozenset | None = None
     memo: dict = field(default_factory=dict)
+    interpreter: object = None
 
     def event(self, line: str) -> None:
         """Record an event once per run (passes repeat steps)."""

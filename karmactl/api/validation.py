@@ -60,6 +60,16 @@ def validate_defaulted(target: dict, registry: KindRegistry, errs: list[FieldErr
     """
     errs = list(errs or [])
     info = _kind_info(target, registry, errs)
+    if target.get("kind") == "ResourceInterpreterWebhookConfiguration" and \
+            group_of(str(target.get("apiVersion") or "")) == "config.karmada.io":
+        # a CRD in the state directory may make the kind known; karmactl still calls no webhooks
+        errs.append(FieldError("kind", "Unsupported value: resource interpreter webhooks are not supported by "
+                                       "karmactl (it calls no webhooks): interpret the kind with a "
+                                       "ResourceInterpreterCustomization (Lua) instead"))
+    if info is not None and (info.group, info.kind) == ("events.k8s.io", "Event"):
+        # Events are history a run records under computed/events/ (karmactl/store/events.py)
+        return [FieldError("kind", 'Invalid value: "Event": Events are recorded by karmactl runs '
+                                   '(computed/events/), they cannot be written in the state directory')]
     errs += _metadata_errors(target, info)
     if info is not None and info.karmada:
         errs += _karmada_errors(target, info)
@@ -139,7 +149,7 @@ def _karmada_errors(obj: dict, info: KindInfo) -> list[FieldError]:
             errs.append(unknown_field(str(name)))
     entry = SPEC_SCHEMAS.get((info.group, info.kind))
     if entry is None:
-        return errs  # e.g. ResourceInterpreterCustomization: no schema in karmactl yet
+        return errs
     schema, spec_required = entry
     spec = obj.get("spec")
     if spec is None:
@@ -176,4 +186,6 @@ def _karmada_errors(obj: dict, info: KindInfo) -> list[FieldError]:
                 errs.append(wrong_type(f"spec.workload.manifests[{i}]", manifest, "object"))
     elif kind == "MultiClusterIngress":
         errs += rules.ingress_spec_errors(spec)
+    elif kind == "ResourceInterpreterCustomization":
+        errs += rules.customization_spec_errors(spec)
     return errs

@@ -19,7 +19,7 @@ from karmactl.api.quantity import QuantityError, parse_quantity
 from karmactl.api.validation_fields import (
     FieldError, check_annotations, check_label_name, check_labels, child, dns1035_label, dns1123_label,
     dns1123_subdomain,
-    duplicate, index, invalid, json_pointer_error, label_value, not_supported, qualified_name, required,
+    duplicate, forbidden, index, invalid, json_pointer_error, label_value, not_supported, qualified_name, required,
 )
 
 MAX_INT64 = 2**63 - 1
@@ -699,4 +699,35 @@ def _backend_errors(backend: dict, path: str) -> list[FieldError]:
             errs.append(invalid(child(path, "service.port.number"), pnum, "must be between 1 and 65535, inclusive"))
     elif not pname:
         errs.append(required(path, "port name or number is required"))
+    return errs
+
+
+# --- ResourceInterpreterCustomization -------------------------------------------------------------
+
+_LUA_SYNTAX = None
+
+
+def customization_spec_errors(spec: dict) -> list[FieldError]:
+    """ResourceInterpreterCustomization rules (``pkg/webhook/resourceinterpretercustomization/``):
+    every ``spec.customizations.<operation>.luaScript`` must load as Lua 5.1 (the error names
+    the script line); ``componentResource`` (multi-component replicas) is refused, karmactl's
+    scheduler does not implement it. Scripts are compiled, never run."""
+    global _LUA_SYNTAX
+    errs: list[FieldError] = []
+    customizations = _d(spec.get("customizations"))
+    if customizations.get("componentResource") is not None:
+        errs.append(forbidden("spec.customizations.componentResource",
+                              "componentResource (multiple pod templates per replica) is not supported by karmactl"))
+    for name, rule in customizations.items():
+        script = _d(rule).get("luaScript")
+        if not isinstance(script, str) or not script:
+            continue
+        if _LUA_SYNTAX is None:
+            import lupa.lua51
+
+            runtime = lupa.lua51.LuaRuntime(register_eval=False, register_builtins=False)
+            _LUA_SYNTAX = runtime.eval("function(s) local f, e = loadstring(s, '=luaScript'); return e end")
+        problem = _LUA_SYNTAX(script)
+        if problem:
+            errs.append(invalid(f"spec.customizations.{name}.luaScript", [], f"Lua syntax error: {problem}"))
     return errs

@@ -400,6 +400,16 @@ CLUSTER_SPEC = Obj({
     }, ("grade", "ranges"))),
 })
 
+# --- ResourceInterpreterCustomization -----------------------------------------------------------
+
+_LUA = Obj({"luaScript": Str()}, ("luaScript",))
+CUSTOMIZATION_SPEC = Obj({
+    "target": Obj({"apiVersion": Str(), "kind": Str()}, ("apiVersion", "kind")),
+    "customizations": Obj({name: _LUA for name in (
+        "retention", "replicaResource", "replicaRevision", "statusReflection", "statusAggregation",
+        "healthInterpretation", "dependencyInterpretation", "componentResource")}),
+}, ("customizations", "target"))
+
 # kind -> (spec schema, spec required)
 SPEC_SCHEMAS: dict[tuple[str, str], tuple[Obj, bool]] = {
     ("cluster.karmada.io", "Cluster"): (CLUSTER_SPEC, True),
@@ -413,4 +423,5 @@ SPEC_SCHEMAS: dict[tuple[str, str], tuple[Obj, bool]] = {
     ("work.karmada.io", "Work"): (WORK_SPEC, True),
     ("remedy.karmada.io", "Remedy"): (REMEDY_SPEC, True),
     ("networking.karmada.io", "MultiClusterIngress"): (INGRESS_SPEC, False),
+    ("config.karmada.io", "ResourceInterpreterCustomization"): (CUSTOMIZATION_SPEC, True),
 }

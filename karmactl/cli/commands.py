@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import re
 import sys
-import time
 from pathlib import Path
 
 from karmactl.api.selectors import label_selector_matches
@@ -52,6 +51,10 @@ def read_inputs(paths: list[str], recursive: bool) -> list[tuple[dict, str, int,
     return found
 
 
+COMPUTED_KINDS = {("work.karmada.io", "ResourceBinding"), ("work.karmada.io", "ClusterResourceBinding"),
+                  ("work.karmada.io", "Work")}
+
+
 def apply_cmd(c: Context, paths: list[str], recursive: bool, dry_run: bool) -> None:
     from karmactl.reconcile import normalize_object
     from karmactl.store import edit
@@ -68,6 +71,11 @@ def apply_cmd(c: Context, paths: list[str], recursive: bool, dry_run: bool) -> N
         for obj, display, i, line in inputs:
             info = check_object(obj, store.registry, display, line)
             key = key_of(obj)
+            if key[:2] in COMPUTED_KINDS:
+                raise InputError(f"{info.kind}s are computed by `karmactl reconcile` and cannot be applied; to record "
+                                 f"what a member reports about a workload, use `karmactl observe KIND/NAME --cluster "
+                                 f"CLUSTER --health Healthy|Unhealthy [--status-file F]`", display, line,
+                                 f"{info.kind} {key[3]}", "kind")
             if key in seen:
                 raise InputError(f"duplicate object: also in {seen[key]}", display, line, f"{info.kind} {key[3]}")
             seen[key] = f"{display}:{line}"
@@ -154,28 +162,82 @@ def parse_label_selector(text: str) -> dict:
     return {"matchLabels": labels, "matchExpressions": exprs}
 
 
+_OBJECT_FIELDS = ("metadata.name", "metadata.namespace")
+_EVENT_FIELDS = _OBJECT_FIELDS + tuple(f"{p}.{f}" for p in ("regarding", "involvedObject")
+                                       for f in ("apiVersion", "kind", "namespace", "name", "uid")) + (
+    "reason", "type", "reportingController")
+
+
+def parse_field_selector(text: str, fields: tuple) -> list[tuple[str, bool, str]]:
+    """``f=v,f!=v`` (``==`` too) -> ``[(field, equal, value)]``; ``involvedObject.*`` reads ``regarding.*``.
+
+    Raises:
+        CLIError: unparseable, or a field the kind cannot be selected by (kubectl's wording).
+    """
+    reqs = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        m = re.fullmatch(r"([A-Za-z.]+)\s*(==|!=|=)\s*(.*)", part)
+        if not m:
+            raise CLIError(f'invalid field selector: "{part}"')
+        if m.group(1) not in fields:
+            raise CLIError(f'field label not supported: {m.group(1)}')
+        reqs.append((m.group(1).replace("involvedObject.", "regarding."), m.group(2) != "!=", m.group(3).strip()))
+    return reqs
+
+
+def field_selector_matches(reqs: list, obj: dict) -> bool:
+    for path, equal, value in reqs:
+        cur = obj
+        for part in path.split("."):
+            cur = cur.get(part) if isinstance(cur, dict) else None
+        if ((cur or "") == value) != equal:
+            return False
+    return True
+
+
+def _event_rows(c: Context, name: str | None, namespace: str, all_namespaces: bool) -> list[dict]:
+    """Stored Events (karmactl/store/events.py), oldest last seen first, as kubectl lists them."""
+    from karmactl.controllers.events import last_seen
+    from karmactl.store.events import load_events
+
+    events = load_events(c.state, None if all_namespaces and not name else namespace)
+    if name:
+        events = [e for e in events if e["metadata"]["name"] == name]
+    return sorted(events, key=lambda e: (last_seen(e), e["metadata"]["namespace"], e["metadata"]["name"]))
+
+
 def get_cmd(c: Context, kind: str, name: str | None, namespace: str, all_namespaces: bool, output: str | None,
-            selector: str | None, scope: str, clusters: str | None, ignore_not_found: bool) -> None:
+            selector: str | None, scope: str, clusters: str | None, ignore_not_found: bool,
+            field_selector: str | None = None) -> None:
     if scope not in ("karmada", "members", "all"):
         raise CLIError(f'invalid --operation-scope "{scope}": must be karmada, members or all')
     if clusters and scope == "karmada":
         raise CLIError("--clusters is only allowed with --operation-scope members or all")
     snap = load_snapshot(c)
     info = resolve_kind(snap, kind)
+    is_event = (info.group, info.kind) == ("events.k8s.io", "Event")
+    if is_event and scope != "karmada":
+        raise CLIError("Events are recorded by karmactl runs only: use --operation-scope karmada")
+    fields = parse_field_selector(field_selector, _EVENT_FIELDS if is_event else _OBJECT_FIELDS) if field_selector else []
     rows: list[tuple] = []
     if scope in ("karmada", "all"):
-        if name:
+        if is_event:
+            found = _event_rows(c, name, namespace, all_namespaces)
+        elif name:
             obj = find(snap, info, name, namespace)
-            if obj is not None:
-                rows.append((info, obj, "Karmada"))
+            found = [obj] if obj is not None else []
         else:
-            sel = parse_label_selector(selector) if selector else None
-            for obj in objects_of(snap, info):
-                if info.namespaced and not all_namespaces and obj["metadata"].get("namespace") != namespace:
-                    continue
-                if sel is not None and not label_selector_matches(sel, obj["metadata"].get("labels")):
-                    continue
-                rows.append((info, obj, "Karmada"))
+            found = [obj for obj in objects_of(snap, info)
+                     if not info.namespaced or all_namespaces or obj["metadata"].get("namespace") == namespace]
+        sel = parse_label_selector(selector) if selector and not name else None
+        for obj in found:
+            if sel is not None and not label_selector_matches(sel, obj["metadata"].get("labels")):
+                continue
+            if fields and not field_selector_matches(fields, obj):
+                continue
+            rows.append((info, obj, "Karmada"))
     member_errors = []
     if scope in ("members", "all"):
         from karmactl.cli.members_view import member_rows
@@ -212,18 +274,30 @@ def get_cmd(c: Context, kind: str, name: str | None, namespace: str, all_namespa
 
 
 def describe_cmd(c: Context, kind: str, name: str | None, namespace: str, all_namespaces: bool) -> None:
+    from karmactl.cli.describers import describe_extra
+    from karmactl.cli.printers import event_lines
+    from karmactl.store.events import events_regarding
+
     snap = load_snapshot(c)
     info = resolve_kind(snap, kind)
-    if name:
+    is_event = (info.group, info.kind) == ("events.k8s.io", "Event")
+    if is_event:
+        objs = _event_rows(c, name, namespace, all_namespaces)
+    elif name:
         obj = find(snap, info, name, namespace)
-        if obj is None:
-            raise not_found(info, name)
-        objs = [obj]
+        objs = [obj] if obj is not None else []
     else:
         objs = [o for o in objects_of(snap, info)
                 if all_namespaces or not info.namespaced or o["metadata"].get("namespace") == namespace]
-    from karmactl.cli.describers import describe_extra
-    texts = [describe_text(o, extra=describe_extra(snap, info, o, c.now)) for o in objs]
+    if name and not objs:
+        raise not_found(info, name)
+
+    def key(o: dict) -> tuple:
+        return (info.group, info.kind, o["metadata"].get("namespace") or "", o["metadata"]["name"])
+
+    events = {} if is_event else events_regarding(c.state, {key(o) for o in objs})
+    texts = [describe_text(o, events=event_lines(events.get(key(o), []), c.now),
+                           extra="" if is_event else describe_extra(snap, info, o, c.now)) for o in objs]
     sys.stdout.write("\n\n".join(t.rstrip("\n") for t in texts) + ("\n" if texts else ""))
 
 
@@ -255,23 +329,50 @@ def reconcile_cmd(c: Context, offline: bool, dry_run: bool, wait: bool, timeout:
     from karmactl.reconcile import RunOptions, run
 
     store = store_of(c)
-    deadline = time.monotonic() + parse_duration(timeout) if wait else None
     members = _members_layer(c, offline)
-    with state_lock(store.root) if not dry_run else _nullcontext():
-        attempt = 0
-        while True:
-            attempt += 1
-            now = c.now if attempt == 1 else _wall_now(c)
-            report = run(store, RunOptions(now=now, offline=offline, dry_run=dry_run), members)
-            _print_report(c, report, dry_run)
-            if not wait or dry_run or not report.changes:
-                break
-            if time.monotonic() > deadline:
-                raise CLIError(f"timed out after {timeout} waiting for the state to converge", ExitCode.NOT_CONVERGED)
-            time.sleep(1.0)
+    if wait and not dry_run:
+        report = wait_converged(c, members, parse_duration(timeout), offline=offline, verbose_runs=True)
+    else:
+        with state_lock(store.root) if not dry_run else _nullcontext():
+            report = run(store, RunOptions(now=c.now, offline=offline, dry_run=dry_run), members)
+        _print_report(c, report, dry_run)
     if report.member_errors:
         raise CLIError(f"{len(report.member_errors)} member cluster(s) failed: " +
                        ", ".join(sorted(report.member_errors)), ExitCode.MEMBER_FAILURE)
+
+
+def wait_converged(c: Context, members, timeout: float, offline: bool = False, verbose_runs: bool = False):
+    """Online runs until the members have settled (``reconcile --wait``, ``demo``): every binding
+    scheduled, fully applied and healthy, and a run that changes nothing
+    (``karmactl.reconcile.run_until_converged``). Each warning or member error is printed once.
+
+    Returns the last run's report. Raises CLIError (exit 4) on timeout.
+    """
+    from karmactl.reconcile import run_until_converged
+
+    said: set = set()
+    last: list = []
+
+    def on_run(runs, report, ok, why):
+        last[:] = [report]
+        if verbose_runs:
+            for e in report.events:
+                err(e)
+        for line in [f"warning: {w}" for w in report.warnings] + \
+                [f"member {cl}: {msg}" for cl, msg in sorted(report.member_errors.items())]:
+            if line not in said:  # each problem once, not once a run
+                said.add(line)
+                err(line)
+        if report.changes or why not in said:
+            said.add(why)
+            err(f"reconcile #{runs}: {len(report.changes)} file(s) changed" + ("" if ok else f"; waiting: {why}"))
+
+    try:
+        run_until_converged(store_of(c), lambda: _wall_now(c), members, timeout, interval=1.0 if offline else 0.5,
+                            on_run=on_run, locked=lambda: state_lock(store_of(c).root), offline=offline)
+    except TimeoutError as exc:
+        raise CLIError(f"did not converge within {timeout:g}s: {exc}", ExitCode.NOT_CONVERGED) from None
+    return last[0]
 
 
 def _wall_now(c: Context) -> str:
@@ -301,15 +402,45 @@ def _print_report(c: Context, report, dry_run: bool) -> None:
         err(f"reconciled: {len(report.changes)} file(s) changed in {report.passes} pass(es)")
 
 
-def plan_cmd(c: Context, offline: bool) -> None:
+def plan_cmd(c: Context, offline: bool, output: str | None = None) -> None:
+    """``karmactl plan`` / ``diff``: a dry run, printed as ``kubectl diff`` prints (one unified
+    diff per changed computed object and, online, per member copy; ``karmactl/cli/diffing.py``).
+
+    Args:
+        offline: compute from the files only; online also reads the members.
+        output: None (diffs, or ``KARMACTL_EXTERNAL_DIFF``'s output) or ``name`` (the changed
+            objects' kubectl diff file names, one per line).
+
+    Raises:
+        SystemExit: code 1 when there are differences (kubectl diff's convention).
+        CLIError: a bad ``-o`` (exit 2) or external diff program (exit 2).
+        InputError: an invalid state directory (exit 2).
+    """
+    import os
+
+    from karmactl.cli import diffing
     from karmactl.reconcile import RunOptions, run
 
-    report = run(store_of(c), RunOptions(now=c.now, offline=offline, dry_run=True), _members_layer(c, offline))
+    if output not in (None, "name"):
+        raise CLIError(f'unable to match a printer suitable for the output format "{output}", allowed formats are: name')
+    store = store_of(c)
+    report = run(store, RunOptions(now=c.now, offline=offline, dry_run=True), _members_layer(c, offline))
     for w in report.warnings:
         err(f"warning: {w}")
-    for action, path in report.changes:
-        out(f"{action:7} {path}")
-    if report.changes:
+    for cluster, msg in sorted(report.member_errors.items()):
+        err(f"member {cluster}: {msg}")
+    diffs = diffing.computed_diffs(store, report) + diffing.member_diffs(report.member_changes)
+    external = os.environ.get(diffing.EXTERNAL_DIFF_ENV)
+    if output == "name":
+        names = [d.name for d in diffs if d.differs()]
+        for name in names:
+            out(name)
+        differs = bool(names)
+    elif external:
+        differs = bool(diffs) and diffing.run_external(external, diffs)
+    else:
+        differs = diffing.print_unified(diffs, colour=c.stdout_tty and not os.environ.get("NO_COLOR"))
+    if differs:
         raise SystemExit(int(ExitCode.CHANGES))
 
 

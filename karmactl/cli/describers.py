@@ -32,7 +32,7 @@ def _cluster_extra(snap, cluster: dict, now: str) -> str:
 def _binding_extra(snap, binding: dict, now: str) -> str:
     from karmactl.api.objects import add_seconds, parse_time
     from karmactl.api.snapshot import Settings
-    from karmactl.reconcile import clusters_of
+    from karmactl.controllers.cluster_status import clusters_of
     from karmactl.scheduler import explain_filters
 
     lines = []

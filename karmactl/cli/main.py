@@ -80,12 +80,15 @@ def get(ctx: typer.Context,
         all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces"),
         output: Optional[str] = typer.Option(None, "-o", "--output", help="yaml|json|name|wide|jsonpath=..."),
         selector: Optional[str] = typer.Option(None, "-l", "--selector", help="Label selector (k=v,k!=v,k)."),
+        field_selector: Optional[str] = typer.Option(None, "--field-selector",
+                                                     help="Field selector (f=v,f!=v), e.g. regarding.name=nginx."),
         operation_scope: str = typer.Option("karmada", "-s", "--operation-scope", help="karmada|members|all"),
         clusters: Optional[str] = typer.Option(None, "-C", "--clusters", help="Member clusters (with members/all)."),
         ignore_not_found: bool = typer.Option(False, "--ignore-not-found")):
     """Display objects: the state directory's (status merged) and, with --operation-scope, the members'."""
     from karmactl.cli.commands import get_cmd
-    get_cmd(ctx_of(ctx), kind, name, namespace, all_namespaces, output, selector, operation_scope, clusters, ignore_not_found)
+    get_cmd(ctx_of(ctx), kind, name, namespace, all_namespaces, output, selector, operation_scope, clusters, ignore_not_found,
+            field_selector)
 
 
 @app.command()
@@ -110,10 +113,15 @@ def reconcile(ctx: typer.Context,
 
 
 @app.command()
-def plan(ctx: typer.Context, offline: bool = typer.Option(True, "--offline/--online")):
-    """What a reconcile would change (exit 0 nothing, 1 changes, >1 error)."""
+def plan(ctx: typer.Context,
+         offline: bool = typer.Option(True, "--offline/--online", help="Online: also read the member copies."),
+         output: Optional[str] = typer.Option(None, "-o", "--output", help="name: only the changed objects' names.")):
+    """What a reconcile would change, as unified diffs (exit 0 no differences, 1 differences, >1 error).
+
+    KARMACTL_EXTERNAL_DIFF="prog args" compares two directories (LIVE, MERGED) with prog instead.
+    """
     from karmactl.cli.commands import plan_cmd
-    plan_cmd(ctx_of(ctx), offline)
+    plan_cmd(ctx_of(ctx), offline, output)
 
 
 app.command(name="diff", help="Alias of plan.")(plan)
@@ -160,7 +168,8 @@ COMPLETE_VAR = "_KARMACTL_COMPLETE"
 def _register_extra_commands():
     """Commands living in their own modules register themselves here (members, suspension, ...)."""
     import importlib
-    for module in ("karmactl.cli.members_cmds", "karmactl.cli.ops_cmds", "karmactl.cli.failover_cmds"):
+    for module in ("karmactl.cli.members_cmds", "karmactl.cli.ops_cmds", "karmactl.cli.failover_cmds",
+                   "karmactl.cli.observe_cmds", "karmactl.cli.interpret_cmd"):
         try:
             mod = importlib.import_module(module)
         except ModuleNotFoundError as exc:

@@ -6,19 +6,14 @@ with the member's API endpoint, provider, region and zones. karmactl keeps no cr
 Cluster names the kubeconfig and context it is reached with in the annotations
 ``karmactl.io/kubeconfig`` and ``karmactl.io/context`` (DESIGN §4).
 
-``local-up``/``local-down`` run emulated members (``python -m karmactl.emulator serve``) as
-background processes with their data, logs and kubeconfigs under ``<state>/.karmactl/members/<name>/``
-(git-ignored), and ``demo`` is the whole tour in one command.
+``local-up``/``local-down`` start and stop local members (emulators, or real kube-apiservers with
+``--kube-apiserver PATH``) through :mod:`karmactl.emulator.local`, which supervises the processes;
+this module only parses, joins the members and prints. ``demo`` is the whole tour in one command.
 """
 from __future__ import annotations
 
-import json
 import os
-import signal
-import socket
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Optional
 
@@ -28,13 +23,6 @@ from karmactl.cli.context import CLIError, Context, ExitCode, err, out
 from karmactl.store.fsio import ensure_runtime_dir
 
 CLUSTER_KEY = ("cluster.karmada.io", "Cluster", "")
-MEMBERS_DIR = Path(".karmactl") / "members"
-NODE_COUNT = 3
-READY_TIMEOUT = 20.0
-STOP_TIMEOUT = 10.0
-
-# Popen objects of members this process started, so they can be reaped (no zombie, no ResourceWarning).
-_CHILDREN: dict[int, subprocess.Popen] = {}
 
 
 def _now(c: Context) -> str:
@@ -198,45 +186,6 @@ def _members_layer(c: Context):
     return MemberLayer.from_context(c)
 
 
-def unjoin_pass(before, name: str, now: str, members, report):
-    """One unjoin attempt over a loaded snapshot; pure apart from the member layer's I/O.
-
-    1. The Cluster is seen as terminating (``metadata.deletionTimestamp``), so the scheduler moves
-       bindings away from it; members are probed and the control plane computed.
-    2. Every Work of its execution space (``karmada-es-<name>``, namespace Works included) is
-       marked terminating (or dropped when never applied) and the member layer executes: member
-       copies are deleted while the member is Ready, and those Works dropped.
-    3. The control plane is computed again without the Cluster (and its status overlay).
-
-    Returns:
-        ``(after, remaining)``: the snapshot to write and the keys of Works still in the execution
-        space (their member copies could not be deleted).
-    """
-    from karmactl.api.snapshot import Snapshot
-    from karmactl.controllers.binding import delete_work
-    from karmactl.reconcile import compute
-
-    key = CLUSTER_KEY + (name,)
-    cluster = before.user[key]
-    user = dict(before.user)
-    user[key] = dict(cluster, metadata=dict(cluster["metadata"], deletionTimestamp=now))
-    snap = Snapshot(before.registry, user, before.sources, dict(before.overlays), dict(before.bindings),
-                    dict(before.works))
-    if members is not None:
-        snap = members.probe(snap, now, report)
-    snap = compute(snap, now, report=report)
-    for wkey in _execution_works(snap, name):
-        snap.set_work(wkey, delete_work(snap.works[wkey], now))
-    if members is not None:
-        snap = members.execute(snap, now, report)
-    user = {k: v for k, v in snap.user.items() if k != key}
-    sources = {k: v for k, v in snap.sources.items() if k != key}
-    after = Snapshot(snap.registry, user, sources, dict(snap.overlays), dict(snap.bindings), dict(snap.works))
-    after.set_overlay(key, None)
-    after = compute(after, now, report=report)
-    return after, _execution_works(after, name)
-
-
 def unjoin_cluster(c: Context, name: str, force: bool = False, wait: float = 60.0, dry_run: bool = False,
                    quiet: bool = False) -> list:
     """Remove a Push member: delete its member copies, drop its Works, remove its Cluster file.
@@ -255,287 +204,83 @@ def unjoin_cluster(c: Context, name: str, force: bool = False, wait: float = 60.
             cluster (exit 2); member copies remain after ``wait`` without ``force`` (exit 3).
         InputError / NotConvergedError: from the run.
     """
-    from karmactl.reconcile import RunReport, load
-    from karmactl.store import edit
+    from karmactl.reconcile import UnjoinError, load, unjoin
     from karmactl.store.fsio import state_lock
 
     store = _store(c)
-    members = None if dry_run else _members_layer(c)
-    deadline = time.monotonic() + wait
-    announced = 0.0
-    with state_lock(store.root) if not dry_run else _Null():
-        while True:
-            before = load(store)
-            key = CLUSTER_KEY + (name,)
-            cluster = before.user.get(key)
-            if cluster is None:
-                raise CLIError(f"no cluster object {name} found in karmada control Plane", ExitCode.NOT_FOUND)
-            if (cluster.get("spec") or {}).get("syncMode") == "Pull":
-                raise CLIError(f"cluster {name} is a Pull mode member cluster, please use command `unregister` "
-                               f"if you want to continue unregistering the cluster")
-            report = RunReport()
-            now = _now(c)
-            after, remaining = unjoin_pass(before, name, now, members, report)
-            if dry_run:
-                for wkey in _execution_works(before, name):
-                    out(f"delete  work {wkey[2]}/{wkey[3]}")
-                out(f"delete  cluster {name} ({before.sources[key].path})")
-                err("dry run: nothing written")
-                return []
-            dropped: list = []
-            if remaining and time.monotonic() < deadline:
-                if time.monotonic() - announced > 10:
-                    why = report.member_errors.get(name) or "member copies are not deleted yet"
-                    err(f"Waiting for the cluster object {name} to be deleted ({len(remaining)} Work(s) left: {why})")
-                    announced = time.monotonic()
-                time.sleep(1.0)
-                continue
-            if remaining and not force:
-                why = report.member_errors.get(name) or "the member did not delete them"
-                raise CLIError(f"cluster({name}) was not unjoined within {wait:g}s: the member copies of {len(remaining)} "
-                               f"Work(s) in {remaining[0][2]} could not be deleted ({why}); retry when the member is "
-                               f"reachable, or pass --force to remove the Cluster and leave them in the member",
-                               ExitCode.MEMBER_FAILURE)
-            if remaining:
-                err(f"warning: deleting the cluster object timed out; forced deletion of cluster({name}) leaves the "
-                    f"member copies of {len(remaining)} Work(s) in the member")
-                for wkey in remaining:
-                    after.set_work(wkey, None)
-                dropped = remaining
-            for w in report.warnings:
-                err(f"warning: {w}")
-            for other, msg in sorted(report.member_errors.items()):
-                if other != name:
-                    err(f"member {other}: {msg}")
-            store.write_changes(before, after)
-            index = edit.index_user_objects(store)
-            if key in index:
-                edit.remove_object(store, index[key])
-            break
+    if dry_run:
+        before = load(store)
+        key = CLUSTER_KEY + (name,)
+        if key not in before.user:
+            raise CLIError(f"no cluster object {name} found in karmada control Plane", ExitCode.NOT_FOUND)
+        for wkey in _execution_works(before, name):
+            out(f"delete  work {wkey[2]}/{wkey[3]}")
+        out(f"delete  cluster {name} ({before.sources[key].path})")
+        err("dry run: nothing written")
+        return []
+
+    def waiting(remaining, why):
+        err(f"Waiting for the cluster object {name} to be deleted ({len(remaining)} Work(s) left: {why})")
+
+    with state_lock(store.root):
+        try:
+            dropped, report = unjoin(store, name, _members_layer(c), lambda: _now(c), wait, force, waiting)
+        except UnjoinError as exc:
+            code = {"NotFound": ExitCode.NOT_FOUND, "Timeout": ExitCode.MEMBER_FAILURE}.get(exc.reason, ExitCode.INPUT_ERROR)
+            raise CLIError(str(exc), code) from None
+    if dropped:
+        err(f"warning: deleting the cluster object timed out; forced deletion of cluster({name}) leaves the "
+            f"member copies of {len(dropped)} Work(s) in the member")
+    for w in report.warnings:
+        err(f"warning: {w}")
+    for other, msg in sorted(report.member_errors.items()):
+        if other != name:
+            err(f"member {other}: {msg}")
     if not quiet:
         out(f"cluster({name}) is unjoined successfully")
     return dropped
 
 
 # ============================================================================ local-up / local-down
-def members_root(state: Path) -> Path:
-    """``<state>/.karmactl/members`` (the ``.karmactl`` directory gets a ``.gitignore`` of ``*``)."""
-    return Path(state) / MEMBERS_DIR
-
-
-def _pid_alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie does not count; our own exited children are reaped)."""
-    child = _CHILDREN.get(pid)
-    if child is not None:
-        if child.poll() is not None:
-            _CHILDREN.pop(pid, None)
-            return False
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
-
-
-def _is_emulator(pid: int, name: str) -> bool:
-    """Whether ``pid`` is an emulator serving ``name`` (never signal a recycled pid)."""
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            args = f.read().split(b"\0")
-    except OSError:
-        return _pid_alive(pid)  # no /proc: trust the pid file
-    return b"karmactl.emulator" in args and name.encode() in args
-
-
-def _ready(url: str, timeout: float = 2.0) -> bool:
-    import urllib.request
-    try:
-        with urllib.request.urlopen(url.rstrip("/") + "/readyz", timeout=timeout) as resp:
-            return resp.status == 200
-    except Exception:  # noqa: BLE001 - any failure means "not ready"
-        return False
-
-
-def running_member(d: Path) -> dict | None:
-    """``server.json`` of a member whose process runs and answers ``/readyz``, else None."""
-    try:
-        info = json.loads((d / "server.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    pid = int(info.get("pid") or 0)
-    if pid <= 0 or not _pid_alive(pid) or not _is_emulator(pid, str(info.get("name", ""))):
-        return None
-    return info if _ready(info.get("url", "")) else None
-
-
-def _port_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind(("127.0.0.1", port))
-            return True
-        except OSError:
-            return False
-
-
-def _previous_port(d: Path) -> int:
-    try:
-        return int(json.loads((d / "local-up.json").read_text(encoding="utf-8")).get("port") or 0)
-    except (OSError, ValueError, AttributeError):
-        return 0
-
-
-def start_member(name: str, d: Path, port: int = 0, nodes: int = NODE_COUNT, fake_controller: bool = True) -> subprocess.Popen:
-    """Start ``python -m karmactl.emulator serve`` detached (own session), logging to ``d/emulator.log``.
-
-    Returns the Popen; wait for it with :func:`wait_member`.
-    """
-    d = Path(d).resolve()
-    d.mkdir(parents=True, exist_ok=True)
-    try:
-        (d / "server.json").unlink()
-    except FileNotFoundError:
-        pass
-    cmd = [sys.executable, "-m", "karmactl.emulator", "serve", "--name", name, "--port", str(port),
-           "--data-dir", str(d), "--nodes", str(nodes)]
-    if fake_controller:
-        cmd.append("--fake-controller")
-    env = dict(os.environ)
-    pkg_root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = pkg_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    with open(d / "emulator.log", "ab") as log:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True, close_fds=True, env=env, cwd=str(d))
-    _CHILDREN[proc.pid] = proc
-    return proc
-
-
-def wait_member(name: str, d: Path, proc: subprocess.Popen, timeout: float = READY_TIMEOUT) -> dict:
-    """Wait until the started member wrote ``server.json`` and answers ``/readyz``.
-
-    Raises:
-        CLIError: exit 3 when the process exits or is not ready in time (the log's tail is quoted).
-    """
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            _CHILDREN.pop(proc.pid, None)
-            break
-        try:
-            info = json.loads((d / "server.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            info = None
-        if info and info.get("pid") == proc.pid and _ready(info["url"]):
-            (d / "local-up.json").write_text(json.dumps({"port": info["port"]}), encoding="utf-8")
-            return info
-        time.sleep(0.05)
-    else:
-        stop_pid(proc.pid, name)
-    try:
-        tail = (d / "emulator.log").read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:]
-    except OSError:
-        tail = []
-    raise CLIError(f"member {name} did not start (log {d / 'emulator.log'}): " + (" | ".join(tail) or "no output"),
-                   ExitCode.MEMBER_FAILURE)
-
-
-def stop_pid(pid: int, name: str, timeout: float = STOP_TIMEOUT) -> bool:
-    """SIGTERM an emulator process and wait for it to exit (SIGKILL after ``timeout``); True if it ran."""
-    if not _pid_alive(pid) or not _is_emulator(pid, name):
-        return False
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return False
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if not _pid_alive(pid):
-            return True
-        time.sleep(0.05)
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    child = _CHILDREN.pop(pid, None)
-    if child is not None:
-        child.wait(5)
-    return True
-
-
-def local_up(c: Context, count: int = 3, port_base: int | None = None, nodes: int = NODE_COUNT) -> list[dict]:
+def local_up(c: Context, count: int = 3, port_base: int | None = None, nodes: int | None = None,
+             kube_apiserver: str | None = None) -> list[dict]:
     """Start (or reuse) ``member1..N`` and join them.
 
-    Each member runs the emulator with ``nodes`` Nodes (cpu 8, memory 32Gi, pods 110) and the fake
-    controller, on port ``port_base + i - 1`` when given, else the port it had before when free,
-    else any free port. A member already running (its pid alive, an emulator, ``/readyz`` ok) is
-    reused. A member already joined keeps its Cluster file, whose ``spec.apiEndpoint`` is updated
-    when the port changed.
+    The processes are :func:`karmactl.emulator.local.local_up`'s (emulators, or real kube-apiservers
+    on etcd with ``kube_apiserver``). A member already joined keeps its Cluster file, whose
+    ``spec.apiEndpoint`` is updated when its URL changed.
 
     Returns:
-        ``[{"name", "url", "port", "pid", "kubeconfig", "reused"}]``.
+        ``[{"name", "kind", "url", "port", "pid", "kubeconfig", "reused"}]``.
 
     Raises:
-        CLIError: exit 2 for a bad count or a taken ``--port-base`` port; exit 3 when a member does not start.
+        CLIError: exit 2 for a bad count, a taken ``--port-base`` port, an unusable kube-apiserver
+            binary or no etcd; exit 3 when a member does not start.
     """
-    if count < 1:
-        raise CLIError(f"--members must be at least 1, not {count}")
-    root = members_root(c.state)
+    from karmactl.emulator import local
+
     ensure_runtime_dir(c.state)
-    root.mkdir(parents=True, exist_ok=True)
-    started: dict[str, tuple] = {}
-    result: dict[str, dict] = {}
-    for i in range(1, count + 1):
-        name = f"member{i}"
-        d = root / name
-        info = running_member(d)
-        if info is not None:
-            err(f"{name}: already running at {info['url']} (pid {info['pid']})")
-            result[name] = dict(info, reused=True)
-            continue
-        if port_base:
-            port = port_base + i - 1
-            if not _port_free(port):
-                raise CLIError(f"port {port} for {name} is already in use (choose another --port-base)")
-        else:
-            port = _previous_port(d)
-            if port and not _port_free(port):
-                port = 0
-        started[name] = (d, start_member(name, d, port, nodes))
-    for name, (d, proc) in started.items():
-        try:
-            info = wait_member(name, d, proc)
-        except CLIError:
-            for other, (_d, p) in started.items():  # a failed local-up leaves nothing running
-                if other != name:
-                    stop_pid(p.pid, other)
-            raise
-        err(f"{name}: started at {info['url']} (pid {info['pid']}, log {d / 'emulator.log'})")
-        result[name] = dict(info, reused=False)
-    _join_local(c, result)
-    return [dict(result[n], kubeconfig=str(root / n / "kubeconfig")) for n in sorted(result, key=_member_order)]
-
-
-def _member_order(name: str):
-    digits = name[len("member"):]
-    return (0, int(digits)) if digits.isdigit() else (1, name)
+    try:
+        members = local.local_up(c.state, count, port_base, local.NODE_COUNT if nodes is None else nodes,
+                                 kube_apiserver, notify=err)
+    except local.LocalUsageError as exc:
+        raise CLIError(str(exc)) from None
+    except local.MemberStartError as exc:
+        raise CLIError(str(exc), ExitCode.MEMBER_FAILURE) from None
+    _join_local(c, {m["name"]: m for m in members})
+    return members
 
 
 def _join_local(c: Context, members: dict[str, dict]) -> None:
     """Join every local member not joined yet; refresh ``apiEndpoint`` of those already joined."""
+    from karmactl.emulator.local import member_order, members_root
     from karmactl.reconcile import load
     from karmactl.store import edit
     from karmactl.store.fsio import state_lock
 
     store = _store(c)
     snap = load(store)
-    for name in sorted(members, key=_member_order):
+    for name in sorted(members, key=member_order):
         key = CLUSTER_KEY + (name,)
         url = members[name]["url"]
         if key not in snap.user:
@@ -553,38 +298,13 @@ def _join_local(c: Context, members: dict[str, dict]) -> None:
 
 
 def local_down(c: Context, purge: bool = False) -> list[str]:
-    """Stop every local member (SIGTERM, wait, SIGKILL after 10 s); data kept unless ``purge``.
-
-    With ``purge`` the members' directories go too (their Cluster files stay in the state
-    directory: ``karmactl unjoin NAME --force`` removes them).
+    """Stop every local member (:func:`karmactl.emulator.local.local_down`); data kept unless ``purge``.
 
     Returns the names of the members that were running.
     """
-    import shutil
+    from karmactl.emulator import local
 
-    root = members_root(c.state)
-    stopped = []
-    if not root.is_dir():
-        return stopped
-    for d in sorted((p for p in root.iterdir() if p.is_dir()), key=lambda p: _member_order(p.name)):
-        try:
-            info = json.loads((d / "server.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            info = None
-        if info and stop_pid(int(info.get("pid") or 0), str(info.get("name") or d.name)):
-            stopped.append(d.name)
-        try:
-            (d / "server.json").unlink()
-        except FileNotFoundError:
-            pass
-        if purge:
-            shutil.rmtree(d, ignore_errors=True)
-    if purge:
-        try:
-            root.rmdir()
-        except OSError:
-            pass
-    return stopped
+    return local.local_down(c.state, purge)
 
 
 # ============================================================================ demo
@@ -598,71 +318,22 @@ def _default_manifests() -> Path:
     raise CLIError("no sample manifests found (looked for ./manifests/nginx and the karmactl source tree); pass --manifests DIR")
 
 
-def converged(snap) -> tuple[bool, str]:
-    """Whether every binding is scheduled, fully applied and healthy in every target cluster.
-
-    Returns ``(ok, what is still missing)``.
-    """
-    for key in sorted(snap.bindings):
-        b = snap.bindings[key]
-        conds = {x.get("type"): x.get("status") for x in (b.get("status") or {}).get("conditions") or []}
-        name = f"{key[2]}/{key[3]}" if key[2] else key[3]
-        if conds.get("Scheduled") != "True":
-            return False, f"binding {name} not scheduled"
-        if conds.get("FullyApplied") != "True":
-            return False, f"binding {name} not fully applied"
-        for item in (b.get("status") or {}).get("aggregatedStatus") or []:
-            if item.get("health") != "Healthy":
-                return False, f"binding {name}: {item.get('clusterName')} is {item.get('health') or 'not reported'}"
-    return bool(snap.bindings), "no bindings" if not snap.bindings else ""
-
-
-def reconcile_until_converged(c: Context, timeout: float = 60.0, interval: float = 0.5, members=None) -> int:
-    """Online runs (``karmactl.reconcile.run``) until a run changes nothing and :func:`converged`.
-
-    Returns the number of runs. Raises CLIError (exit 4) on timeout.
-    """
-    from karmactl.reconcile import RunOptions, run
-    from karmactl.store.fsio import state_lock
-
-    store = _store(c)
-    members = members or _members_layer(c)
-    deadline = time.monotonic() + timeout
-    runs, why, said = 0, "", set()
-    while True:
-        runs += 1
-        with state_lock(store.root):
-            report = run(store, RunOptions(now=_now(c), offline=False), members)
-        for line in [f"warning: {w}" for w in report.warnings] + \
-                [f"member {cl}: {msg}" for cl, msg in sorted(report.member_errors.items())]:
-            if line not in said:  # each problem once, not once a run
-                said.add(line)
-                err(line)
-        ok, why = converged(report.after)
-        if report.changes or why not in said:
-            said.add(why)
-            err(f"reconcile #{runs}: {len(report.changes)} file(s) changed" + ("" if ok else f"; waiting: {why}"))
-        if ok and not report.changes:
-            return runs
-        if time.monotonic() > deadline:
-            raise CLIError(f"the demo did not converge within {timeout:g}s: {why or 'still changing'}", ExitCode.NOT_CONVERGED)
-        time.sleep(interval)
-
-
-def demo(c: Context, manifests: Path | None = None, count: int = 3, timeout: float = 60.0) -> None:
-    """local-up, apply the sample, reconcile until converged, then show clusters, bindings, Works,
-    the member copies and the kubectl command to look at member2 directly."""
-    from karmactl.cli.commands import apply_cmd, get_cmd
+def demo(c: Context, manifests: Path | None = None, count: int = 3, timeout: float = 60.0,
+         kube_apiserver: str | None = None) -> None:
+    """local-up (emulators, or real kube-apiservers with ``kube_apiserver``), apply the sample,
+    reconcile until converged, then show clusters, bindings, Works, the member copies and the
+    kubectl command to look at member2 directly."""
+    from karmactl.cli.commands import apply_cmd, get_cmd, wait_converged
 
     manifests = manifests or _default_manifests()
     if not Path(manifests).exists():
         raise CLIError(f'the path "{manifests}" does not exist')
-    err(f"== local-up: {count} member clusters")
-    members = local_up(c, count)
+    err(f"== local-up: {count} member clusters" + (f" on {kube_apiserver}" if kube_apiserver else ""))
+    members = local_up(c, count, kube_apiserver=kube_apiserver)
     err(f"== apply -f {manifests}")
     apply_cmd(c, [str(manifests)], True, False)
     err("== reconcile until converged")
-    reconcile_until_converged(c, timeout)
+    wait_converged(c, _members_layer(c), timeout)
 
     def show(title: str, *args, **kw):
         out(f"\n$ karmactl {title}")
@@ -690,6 +361,11 @@ def register(app: typer.Typer) -> None:
 
     def ctx_of(ctx: typer.Context) -> Context:
         return ctx.obj
+
+    KUBE_APISERVER_OPTION = typer.Option(
+        None, "--kube-apiserver", envvar="KARMACTL_KUBE_APISERVER", metavar="PATH",
+        help="Run each member on this real kube-apiserver binary (with etcd from PATH or /usr/bin/etcd and a "
+             "status writer standing in for controllers) instead of the emulator.")
 
     @app.command(rich_help_panel="Cluster registration")
     def join(ctx: typer.Context,
@@ -722,16 +398,17 @@ def register(app: typer.Typer) -> None:
     @app.command("local-up", rich_help_panel="Local members")
     def local_up_command(ctx: typer.Context,
                          members: int = typer.Option(3, "--members", help="Number of members (member1..N)."),
-                         port_base: Optional[int] = typer.Option(None, "--port-base", help="member<i> listens on PORT_BASE+i-1 (default: free ports).")):
-        """Start emulated member clusters in the background and join them."""
+                         port_base: Optional[int] = typer.Option(None, "--port-base", help="member<i> listens on PORT_BASE+i-1 (default: free ports)."),
+                         kube_apiserver: Optional[str] = KUBE_APISERVER_OPTION):
+        """Start local member clusters (emulated, or real kube-apiservers) in the background and join them."""
         c = ctx_of(ctx)
-        for m in local_up(c, members, port_base):
+        for m in local_up(c, members, port_base, kube_apiserver=kube_apiserver):
             out(f"{m['name']}\t{m['url']}\t{m['kubeconfig']}")
 
     @app.command("local-down", rich_help_panel="Local members")
     def local_down_command(ctx: typer.Context,
                            purge: bool = typer.Option(False, "--purge", help="Also delete the members' data.")):
-        """Stop the emulated member clusters started by local-up."""
+        """Stop the member clusters started by local-up."""
         stopped = local_down(ctx_of(ctx), purge)
         for name in stopped:
             out(f"{name} stopped")
@@ -741,7 +418,9 @@ def register(app: typer.Typer) -> None:
     @app.command("demo", rich_help_panel="Local members")
     def demo_command(ctx: typer.Context,
                      manifests: Optional[Path] = typer.Option(None, "--manifests", help="Directory to apply (default manifests/nginx)."),
-                     timeout: str = typer.Option("60s", "--timeout", help="How long to wait for convergence.")):
+                     timeout: str = typer.Option("60s", "--timeout", help="How long to wait for convergence."),
+                     members: int = typer.Option(3, "--members", help="Number of members (member1..N; the sample uses member1 and member2)."),
+                     kube_apiserver: Optional[str] = KUBE_APISERVER_OPTION):
         """The tour: local-up, apply the nginx sample, reconcile until ready, show the results."""
         from karmactl.cli.commands import parse_duration
-        demo(ctx_of(ctx), manifests, 3, parse_duration(timeout))
+        demo(ctx_of(ctx), manifests, members, parse_duration(timeout), kube_apiserver)

@@ -18,7 +18,8 @@ def human_age(created: str | None, now: str) -> str:
     if not created:
         return "<unknown>"
     try:
-        return human_duration((parse_time(now) - parse_time(created)).total_seconds())
+        # rounded: Events carry microseconds (their order within a run)
+        return human_duration(round((parse_time(now) - parse_time(created)).total_seconds()))
     except ValueError:
         return "<unknown>"
 
@@ -85,7 +86,48 @@ def columns_for(info: KindInfo, wide: bool):
                 age]
     if k == "Pod":
         return [name, ("STATUS", lambda o, n: str(st(o).get("phase", "Pending"))), age]
+    if k == "Event" and info.group == "events.k8s.io":
+        return event_columns(wide)
     return [name, age]
+
+
+def event_columns(wide: bool):
+    """kubectl's columns for Events: LAST SEEN, TYPE, REASON, OBJECT, MESSAGE (``-o wide`` adds
+    SOURCE, FIRST SEEN, COUNT and NAME)."""
+    from karmactl.controllers.events import last_seen
+
+    reg = lambda o: o.get("regarding") or {}  # noqa: E731
+    cols = [("LAST SEEN", lambda o, n: human_age(last_seen(o), n)),
+            ("TYPE", lambda o, n: str(o.get("type", ""))),
+            ("REASON", lambda o, n: str(o.get("reason", ""))),
+            ("OBJECT", lambda o, n: f"{str(reg(o).get('kind', '')).lower()}/{reg(o).get('name', '')}")]
+    if wide:
+        cols.append(("SOURCE", lambda o, n: str(o.get("reportingController", ""))))
+    cols.append(("MESSAGE", lambda o, n: str(o.get("note", ""))))
+    if wide:
+        cols += [("FIRST SEEN", lambda o, n: human_age(o.get("eventTime"), n)),
+                 ("COUNT", lambda o, n: str((o.get("series") or {}).get("count", 1))),
+                 ("NAME", lambda o, n: o["metadata"]["name"])]
+    return cols
+
+
+def event_lines(events: list[dict], now: str) -> list[str]:
+    """kubectl describe's ``Events:`` table rows (Type, Reason, Age, From, Message), oldest first;
+    a repeated Event's age reads ``<last seen> (xN over <first seen>)``."""
+    from karmactl.controllers.events import last_seen
+
+    if not events:
+        return []
+    table = [["Type", "Reason", "Age", "From", "Message"], ["----", "------", "----", "----", "-------"]]
+    for e in sorted(events, key=lambda e: (last_seen(e), e["metadata"]["name"])):
+        series = e.get("series") or {}
+        age = human_age(e.get("eventTime"), now)
+        if series.get("count", 1) > 1:
+            age = f"{human_age(series.get('lastObservedTime'), now)} (x{series['count']} over {age})"
+        table.append([str(e.get("type", "")), str(e.get("reason", "")), age, str(e.get("reportingController", "")),
+                      str(e.get("note", ""))])
+    widths = [max(len(r[i]) for r in table) for i in range(4)]
+    return ["  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in table]
 
 
 def render_table(rows: list[tuple[KindInfo, dict]], now: str, wide: bool = False, namespaces: bool = False,
@@ -214,7 +256,8 @@ def _jsonpath_eval(expr: str, data) -> list:
 
 def describe_text(obj: dict, events: list[str] | None = None, extra: str = "") -> str:
     """kubectl describe's layout for custom resources: Name, Namespace, Labels, Annotations, then the
-    object's fields as an indented ``Key:  value`` tree."""
+    object's fields as an indented ``Key:  value`` tree, then ``Events:`` (``events``: the table's
+    lines from :func:`event_lines`)."""
     m = obj.get("metadata") or {}
     lines = [f"Name:         {m.get('name', '')}"]
     if m.get("namespace"):
@@ -239,13 +282,16 @@ def describe_text(obj: dict, events: list[str] | None = None, extra: str = "") -
             _tree(obj[section], 1, lines)
     for k, v in obj.items():
         if k not in ("apiVersion", "kind", "metadata", "spec", "status") and v not in (None, {}):
-            lines.append(f"{_title(k)}:")
-            _tree(v, 1, lines)
+            if isinstance(v, (dict, list)):
+                lines.append(f"{_title(k)}:")
+                _tree(v, 1, lines)
+            else:  # e.g. an Event's reason, note, type
+                lines.append(f"{_title(k)}:  {_scalar(v)}")
     if extra:
         lines.append(extra.rstrip("\n"))
-    lines.append("Events:       " + ("" if events else "<none>"))
+    lines.append("Events:" if events else "Events:       <none>")
     for e in events or []:
-        lines.append(f"  {e}")
+        lines.append(f"  {e}".rstrip())
     return "\n".join(lines) + "\n"
 
 

@@ -51,7 +51,6 @@ import json
 from karmactl.api import constants as C
 from karmactl.api.objects import add_seconds, bump_generation, deepcopy, parse_time
 from karmactl.controllers.graceful_eviction import binding_ref, graceful_evict_cluster
-from karmactl.controllers.registry import register
 
 BOOKKEEPING_ANNOTATION = "karmactl.io/application-failover"
 DEFAULT_TOLERATION_SECONDS = 300
@@ -163,13 +162,22 @@ def _task_options(binding: dict) -> dict:
     return opts
 
 
-def assess(binding: dict, now: str, has_health_hook) -> tuple[dict, list[str]]:
+def assess(binding: dict, now: str, has_health_hook, observed: frozenset | None = None,
+           observed_at: dict | None = None) -> tuple[dict, list[str]]:
     """One pass of application failover over one binding.
 
     Args:
         binding: an RB or CRB.
         now: RFC 3339.
         has_health_hook: ``f(apiVersion, kind) -> bool`` (the interpreter's InterpretHealth lookup).
+        observed: the clusters whose workload status was read from the members in this run, or
+            None (offline: the recorded observations are the evidence). An item of a cluster not
+            observed in this run is no evidence either way: its window is neither started, nor
+            reset, nor closed, so a member that cannot be reached is left to cluster failover.
+        observed_at: cluster -> when the member first reported the status its Work now holds
+            (``karmactl.io/observed-at``). A toleration window that starts now starts at that
+            time when it is earlier (an Unhealthy status recorded by ``karmactl observe`` or by
+            an earlier observation that still holds).
 
     Returns:
         (the binding — the same object when nothing changed —, evicted cluster names, sorted).
@@ -194,6 +202,10 @@ def assess(binding: dict, now: str, has_health_hook) -> tuple[dict, list[str]]:
         if cluster not in targets:
             continue  # eviction-task and requiredBy clusters are not judged
         old = old_record.get(cluster) if isinstance(old_record.get(cluster), dict) else {}
+        if observed is not None and cluster not in observed:
+            if old:
+                record[cluster] = old
+            continue
         collected = item.get("creationTimestamp") if _valid_time(item.get("creationTimestamp")) else None
         collected = collected or (old.get("collected") if _valid_time(old.get("collected")) else None) or now
         health = item.get("health")
@@ -202,13 +214,17 @@ def assess(binding: dict, now: str, has_health_hook) -> tuple[dict, list[str]]:
         ready = (delay is None or _reached(collected, float(delay), now)) and (settled or not need_settled)
         if ready and health == C.UNHEALTHY and cluster not in evicting:
             since = old.get("unhealthySince") if _valid_time(old.get("unhealthySince")) else None
-            if since is None:
-                entry["unhealthySince"] = now  # first observation: the window starts
-            elif _reached(since, toleration, now):
+            first = since is None
+            if first:
+                # the window starts when the member began reporting this status (now, unless an
+                # earlier observation that still holds says so)
+                since = (observed_at or {}).get(cluster)
+                since = since if _valid_time(since) and parse_time(since) < parse_time(now) else now
+            if (first and since == now) or not _reached(since, toleration, now):
+                entry["unhealthySince"] = since
+            else:
                 due.append(cluster)
                 continue  # evicted: its bookkeeping goes with it
-            else:
-                entry["unhealthySince"] = since
         record[cluster] = entry
     if due:
         new = deepcopy(new)
@@ -224,12 +240,24 @@ def assess(binding: dict, now: str, has_health_hook) -> tuple[dict, list[str]]:
 
 def step(loaded, out, now: str, ctx) -> bool:
     """Phase ``bindings``: application failover for every binding (module docs)."""
-    from karmactl.interpreter.health import has_health_hook
+    from karmactl.interpreter import Interpreter
 
+    from karmactl.controllers.binding import binding_id
+    from karmactl.controllers.binding_status import works_by_binding
+    from karmactl.controllers.work_status import observed_at
+
+    has_health_hook = Interpreter.of(ctx).has_health_hook
     changed = False
+    by_binding = None
     for bkey in sorted(out.bindings):
         binding = out.bindings[bkey]
-        new, evicted = assess(binding, now, has_health_hook)
+        if not handled(binding, has_health_hook) and not read_bookkeeping(binding) \
+                and not (binding.get("spec") or {}).get(HISTORY_FIELD):
+            continue
+        if by_binding is None:
+            by_binding = works_by_binding(out.works)
+        times = {cluster: observed_at(work) for cluster, work in by_binding.get(binding_id(binding), [])}
+        new, evicted = assess(binding, now, has_health_hook, ctx.observed, times)
         if new is binding:
             continue
         for cluster in evicted:
@@ -240,4 +268,3 @@ def step(loaded, out, now: str, ctx) -> bool:
     return changed
 
 
-register("bindings", step)

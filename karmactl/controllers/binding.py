@@ -97,6 +97,14 @@ def work_binding_key(work: dict) -> tuple | None:
     return None
 
 
+def work_records(old: dict | None) -> dict:
+    """The annotations of ``old`` that record what karmactl observed on and applied to the member
+    (:data:`karmactl.api.constants.WORK_RECORD_ANNOTATIONS`): a Work rendered again keeps them, as
+    Karmada's controllers keep their records in memory across renders."""
+    annotations = ((old or {}).get("metadata") or {}).get("annotations") or {}
+    return {k: annotations[k] for k in C.WORK_RECORD_ANNOTATIONS if k in annotations}
+
+
 def delete_work(work: dict, now: str) -> dict | None:
     """Request deletion of a Work: None when nothing was ever applied, else the Work marked terminating."""
     if not was_applied(work):
@@ -264,6 +272,7 @@ def render_work(binding: dict, view: dict, cluster: str, replicas: int, completi
     if applied_cov:
         work_ann[C.APPLIED_CLUSTER_OVERRIDES_ANNOTATION] = json.dumps(applied_cov, separators=(",", ":"))
     old_meta = (old or {}).get("metadata") or {}
+    work_ann.update(work_records(old))
     metadata = {"name": wname, "namespace": wns,
                 "labels": dict(sorted({id_label: bid, C.WORK_PERMANENT_ID_LABEL: work_id}.items())),
                 "annotations": dict(sorted(work_ann.items())),
@@ -280,3 +289,54 @@ def render_work(binding: dict, view: dict, cluster: str, replicas: int, completi
     if old is not None and work == old:
         return old
     return work
+
+
+# --------------------------------------------------------------------------- the pipeline step
+
+
+def render_hooks(loaded, interpreter=None) -> RenderHooks:
+    """The interpreter and override functions Works are rendered with, for one computation over
+    ``loaded`` (OverridePolicies and ClusterOverridePolicies of the snapshot, Clusters as they are
+    loaded: overrides select clusters by labels and fields, which a pass does not change).
+    ``interpreter`` is the run's ``karmactl.interpreter.Interpreter`` (None: the native rules)."""
+    from karmactl.controllers.cluster_status import clusters_of
+    from karmactl.interpreter import Interpreter
+    from karmactl.overrides import apply_overrides
+
+    ops = loaded.of_kind("policy.karmada.io", "OverridePolicy")
+    cops = loaded.of_kind("policy.karmada.io", "ClusterOverridePolicy")
+    clusters = {c["metadata"]["name"]: c for c in clusters_of(loaded)}
+
+    def overrides(manifest, cluster_name):
+        cluster = clusters.get(cluster_name) or {"metadata": {"name": cluster_name}, "spec": {}}
+        ns = (manifest.get("metadata") or {}).get("namespace") or ""
+        res = apply_overrides(manifest, cluster, [o for o in ops if o["metadata"].get("namespace") == ns] if ns else [], cops)
+        return res.manifest, res.applied_overrides, res.applied_cluster_overrides
+
+    interpreter = interpreter if interpreter is not None else Interpreter()
+    return RenderHooks(revise_replica=interpreter.revise_replica,
+                       prune=lambda m: interpreter.prune_manifest(m, in_place=True),
+                       split_job_completions=interpreter.split_job_completions,
+                       apply_overrides=overrides if (ops or cops) else None)
+
+
+def step(loaded, out, now: str, ctx) -> bool:
+    """Pipeline step ``binding``: render every binding's Works and remove orphaned ones
+    (``pkg/controllers/binding/binding_controller.go``, ``cluster_resource_binding_controller.go``)."""
+    from karmactl.interpreter import Interpreter
+    from karmactl.controllers.detector import template_inputs
+    from karmactl.api.objects import describe_key
+
+    inputs = template_inputs(loaded, ctx)
+    memo = ctx.memo.get("binding")
+    if memo is None:
+        memo = ctx.memo["binding"] = {"hooks": render_hooks(loaded, Interpreter.of(ctx)), "render": {}}
+    views = {k: inputs.view(out, k) for k in inputs.templates}
+    res = reconcile(out.bindings, out.works, views, now, memo["hooks"], memo["render"])
+    changed = False
+    for wkey, w in res.works.items():
+        changed = out.set_work(wkey, w) or changed
+    for bkey, errs in sorted(res.errors.items()):
+        for e in errs:
+            ctx.warn(f"{describe_key(bkey)}: {e}")
+    return changed

@@ -11,7 +11,6 @@ from karmactl.api import constants as C
 from karmactl.api.kinds import group_of
 from karmactl.api.objects import deepcopy, get_condition, set_condition
 from karmactl.controllers.names import cluster_of_execution_namespace
-from karmactl.controllers.registry import register
 
 
 def works_by_binding(works: dict) -> dict:
@@ -155,6 +154,5 @@ def step(loaded, out, now: str, ctx) -> bool:
     return changed
 
 
-register("status", step)
 
 __all__ = ["aggregated_item", "binding_status", "expected_clusters", "step", "works_by_binding"]

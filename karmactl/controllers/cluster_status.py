@@ -142,3 +142,23 @@ def threshold_adjust(current: dict | None, observed: tuple[str, str, str], recor
     if status != "True" and cur == "True" and held < failure_threshold:
         return keep, record
     return observed, record
+
+
+def clusters_of(snap) -> list[dict]:
+    """Every Cluster of ``snap`` as the control plane sees it (status from the overlay, taints
+    merged), sorted by name."""
+    from karmactl.controllers.templates import merged_view
+
+    return [merged_view(snap.user[key], snap.overlays.get(key)) for key in snap.keys_of_kind("cluster.karmada.io", "Cluster")]
+
+
+def step(loaded, out, now: str, ctx) -> bool:
+    """Pipeline step ``cluster-status``: fold status reported in each Cluster's file (or by
+    ``cluster condition set``) into its overlay and stamp its creation time; the member layer
+    has already probed reachable members (``pkg/controllers/status/cluster_status_controller.go``)."""
+    changed = False
+    for key in loaded.keys_of_kind("cluster.karmada.io", "Cluster"):
+        cluster = loaded.user[key]
+        changed = out.set_overlay(key, ingest_file_status(key, cluster, out.overlays.get(key), now)) or changed
+        changed = out.set_overlay(key, stamp_creation(key, cluster, out.overlays.get(key), now)) or changed
+    return changed

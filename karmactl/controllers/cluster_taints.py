@@ -52,7 +52,6 @@ from karmactl.api import constants as C
 from karmactl.api.objects import deepcopy, get_condition
 from karmactl.api.selectors import cluster_affinity_matches
 from karmactl.controllers.cluster_status import effective_status
-from karmactl.controllers.registry import register
 from karmactl.controllers.templates import merged_view, new_overlay
 
 CLUSTER_GK = ("cluster.karmada.io", "Cluster")
@@ -236,4 +235,3 @@ def step(loaded, out, now: str, ctx) -> bool:
     return changed
 
 
-register("clusters", step)

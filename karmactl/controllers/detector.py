@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 
 from karmactl.api import constants as C
 from karmactl.api.objects import bump_generation, content_hash, permanent_id
-from karmactl.api.selectors import label_selector_matches
+from karmactl.api.selectors import policy_priority
 from karmactl.controllers.names import binding_name
+from karmactl.interpreter._common import InterpreterError
 
 # Groups the detector never treats as templates (§2.1).
 SKIPPED_GROUPS = frozenset({
@@ -84,25 +85,6 @@ def is_template(key, obj: dict, config: DetectorConfig) -> bool:
         return False
     labels = (obj.get("metadata") or {}).get("labels") or {}
     return C.CLAIMED_BY_LABEL not in labels
-
-
-def selector_priority(selector: dict, obj: dict) -> int:
-    """Implicit priority of one ResourceSelector for a template: name 3, labelSelector 2, all 1, no match 0."""
-    if selector.get("apiVersion") != obj.get("apiVersion") or selector.get("kind") != obj.get("kind"):
-        return 0
-    m = obj.get("metadata") or {}
-    if selector.get("namespace") and selector["namespace"] != (m.get("namespace") or ""):
-        return 0
-    if selector.get("name"):
-        return 3 if selector["name"] == m.get("name") else 0
-    if selector.get("labelSelector") is None:
-        return 1
-    return 2 if label_selector_matches(selector["labelSelector"], m.get("labels")) else 0
-
-
-def policy_priority(policy: dict, obj: dict) -> int:
-    """Implicit priority of a policy for a template: the best of its selectors (0 = not selected)."""
-    return max((selector_priority(s, obj) for s in (policy.get("spec") or {}).get("resourceSelectors") or []), default=0)
 
 
 class PolicyIndex:
@@ -262,7 +244,13 @@ def reconcile(templates: dict, views: dict, claims: dict, pps: list[dict], cpps:
                 and _claim_of_binding(old) == result.claims[key]):
             result.bindings[bkey] = old  # Lazy: policy changes wait for a change of the template itself
             continue
-        result.bindings[bkey] = build_binding(bkey, view, obj, policy, old, now, interpret_replica, version_of(obj))
+        try:
+            result.bindings[bkey] = build_binding(bkey, view, obj, policy, old, now, interpret_replica, version_of(obj))
+        except InterpreterError as exc:  # Karmada's detector retries: the binding stays as it was
+            result.waiting.append(f"{kind} {ns + '/' if ns else ''}{name}: cannot interpret replicas: {exc}")
+            result.bindings[bkey] = old
+            if old is None:
+                wanted.discard(bkey)
     for bkey in bindings:
         if bkey not in wanted and _owned_by_detector(bindings[bkey]):
             result.bindings[bkey] = None
@@ -367,3 +355,109 @@ def build_binding(bkey, view: dict, obj: dict, policy: dict, old: dict | None, n
     if old is not None and binding == old:
         return old
     return binding
+
+
+# --------------------------------------------------------------------------- the pipeline step
+
+
+@dataclass
+class TemplateInputs:
+    """What the detector and the binding controller read from the loaded snapshot, built once
+    per computation (kept in ``ctx.memo["templates"]``).
+
+    Attributes:
+        config: the detector settings.
+        templates: template key -> user object (:func:`is_template`).
+        hashes: template key -> ``spec_hash`` of the user object.
+        pps / cpps: (Cluster)PropagationPolicies that are not being deleted.
+        override_names: ``{(kind, namespace, name)}`` of Override/ClusterOverridePolicies.
+        views: template key -> (overlay, view) cache of :func:`template_view` by overlay identity.
+    """
+
+    config: DetectorConfig
+    templates: dict
+    hashes: dict
+    pps: list
+    cpps: list
+    override_names: set
+    views: dict = field(default_factory=dict)
+    replica_memo: dict = field(default_factory=dict)
+    detector_memo: dict = field(default_factory=dict)
+
+    def view(self, out, key) -> dict:
+        """The template as Karmada sees it in ``out`` (uid, generation and claim from its overlay)."""
+        from karmactl.controllers.templates import template_view
+
+        overlay = out.overlays.get(key)
+        cached = self.views.get(key)
+        if cached is not None and cached[0] is overlay:
+            return cached[1]
+        v = template_view(self.templates[key], overlay)
+        self.views[key] = (overlay, v)
+        return v
+
+    def interpret_replica(self, view: dict, interpreter):
+        """The interpreter's replica answer, once per template spec: it reads only apiVersion,
+        kind and spec, and every view of a template shares the template's ``spec`` object."""
+        spec = view.get("spec")
+        gvk = (view.get("apiVersion"), view.get("kind"))
+        hit = self.replica_memo.get(id(spec))
+        if hit is None or hit[0] is not spec or hit[1] != gvk:
+            try:
+                hit = (spec, gvk, interpreter.interpret_replica(view))
+            except InterpreterError as exc:  # a failing script fails once per computation, not per pass
+                hit = (spec, gvk, exc)
+            self.replica_memo[id(spec)] = hit
+        if isinstance(hit[2], InterpreterError):
+            raise hit[2]
+        return hit[2]
+
+
+def template_inputs(loaded, ctx) -> TemplateInputs:
+    """The :class:`TemplateInputs` of this computation (built on first use)."""
+    from karmactl.controllers.templates import spec_hash
+
+    inputs = ctx.memo.get("templates")
+    if inputs is None:
+        config = DetectorConfig(skipped_namespaces=ctx.settings.skipped_namespaces)
+        templates = {k: v for k, v in loaded.user.items() if is_template(k, v, config)}
+        live = lambda kind: [p for p in loaded.of_kind("policy.karmada.io", kind)  # noqa: E731
+                             if not p["metadata"].get("deletionTimestamp")]
+        inputs = TemplateInputs(
+            config=config, templates=templates, hashes={k: spec_hash(o) for k, o in templates.items()},
+            pps=live("PropagationPolicy"), cpps=live("ClusterPropagationPolicy"),
+            override_names={(k[1], k[2], k[3]) for k in loaded.user if k[0] == "policy.karmada.io"
+                            and k[1] in ("OverridePolicy", "ClusterOverridePolicy")})
+        ctx.memo["templates"] = inputs
+    return inputs
+
+
+def step(loaded, out, now: str, ctx) -> bool:
+    """Pipeline step ``detector``: template bookkeeping (uid, generation, creation time), policy
+    claims on templates, and the desired ResourceBindings / ClusterResourceBindings
+    (``pkg/detector/detector.go``)."""
+    from karmactl.controllers.templates import refresh_overlay
+    from karmactl.interpreter import Interpreter
+
+    interpreter = Interpreter.of(ctx)
+
+    inputs = template_inputs(loaded, ctx)
+    templates, hashes = inputs.templates, inputs.hashes
+    changed = False
+    # template bookkeeping (uid, generation) before the detector reads the views
+    for key, obj in templates.items():
+        changed = out.set_overlay(key, refresh_overlay(key, obj, out.overlays.get(key), None, now, hashes[key])) or changed
+    views = {k: inputs.view(out, k) for k in templates}
+    claims = {k: {"labels": (out.overlays.get(k) or {}).get("metadata", {}).get("labels") or {},
+                  "annotations": (out.overlays.get(k) or {}).get("metadata", {}).get("annotations") or {}}
+              for k in templates}
+    det = reconcile(templates, views, claims, inputs.pps, inputs.cpps, out.bindings, inputs.override_names, now,
+                    lambda view: inputs.interpret_replica(view, interpreter), inputs.config, inputs.detector_memo)
+    for line in det.waiting:
+        ctx.warn(line)
+    for key, claim in det.claims.items():
+        changed = out.set_overlay(key, refresh_overlay(key, templates[key], out.overlays.get(key), claim, now,
+                                                       hashes[key])) or changed
+    for bkey, b in det.bindings.items():
+        changed = out.set_binding(bkey, b) or changed
+    return changed

@@ -4,12 +4,14 @@ Follows ``pkg/controllers/execution/execution_controller.go`` and
 ``pkg/util/objectwatcher/objectwatcher.go`` (semantics §8.2, §9.5, §9.6). Pure: the member layer
 (``karmactl.members``) reads member objects, calls these functions and sends what they decide.
 
-karmactl applies with server-side apply (field manager ``karmactl``) instead of Karmada's
-read-modify-PUT, so a write never races a member controller on ``resourceVersion``. To send no
-write for an unchanged Work, the member copy must contain everything karmactl would apply
-(:func:`contains`) and carry the hash of the Work manifest it was last applied from
-(:data:`APPLIED_HASH_ANNOTATION`): the hash catches fields the Work dropped, which a containment
-check cannot see.
+karmactl creates member objects with server-side apply (field manager ``karmactl``) and updates
+them as Karmada does, by replacing the member copy with the retained manifest (a PUT with the
+copy's ``resourceVersion``; a conflict is retried by the next run). To send no write for an
+unchanged Work, the member copy must contain everything karmactl would apply (:func:`contains`),
+carry the hash of the Work manifest it was last applied from (:data:`APPLIED_HASH_ANNOTATION`: the
+hash catches fields the Work dropped, which a containment check cannot see), and still have the
+version karmactl recorded after its last write (:func:`object_version`: a change made on the
+member moves it).
 """
 from __future__ import annotations
 
@@ -82,30 +84,54 @@ class ApplyPlan:
     """What to do with one manifest.
 
     Attributes:
-        action: ``create`` | ``update`` | ``skip`` (member copy already as desired) | ``conflict``.
-        body: the object to server-side apply (create/update), else None.
-        force: take over fields owned by other appliers (``force=true``).
+        action: ``create`` (server-side apply of a new object), ``update`` (replace the member
+            copy with ``body``, a PUT carrying its ``resourceVersion``), ``skip`` (the member copy
+            is as desired) or ``conflict``.
+        body: the object to send (create/update), else None.
         error: the Applied failure message for ``conflict``.
+        reason: why an update is needed: ``manifest changed`` (the Work's manifest differs from
+            what was applied) or ``member copy changed`` (someone changed it on the member).
     """
 
     action: str
     body: dict | None = None
-    force: bool = False
     error: str | None = None
+    reason: str = ""
 
 
-def plan_apply(manifest: dict, member_obj: dict | None, cluster: str, retain) -> ApplyPlan:
-    """Decide how to bring the member copy to ``manifest`` (§9.5 sync step 4, §9.6).
+def object_version(member_obj: dict) -> str:
+    """The member copy's version as ``objectwatcher`` records it: ``gen:<metadata.generation>``
+    for objects with a generation (only spec changes move it), else ``rv:<resourceVersion>``."""
+    md = member_obj.get("metadata") or {}
+    generation = md.get("generation")
+    if generation:
+        return f"gen:{generation}"
+    return f"rv:{md.get('resourceVersion') or ''}"
+
+
+def plan_apply(manifest: dict, member_obj: dict | None, cluster: str, retain,
+               recorded_version: str | None = None) -> ApplyPlan:
+    """Decide how to bring the member copy to ``manifest`` (semantics §9.5 sync step 4, §9.6).
+
+    Follows ``pkg/util/objectwatcher/objectwatcher.go``: an existing copy is updated when the
+    manifest changed since karmactl applied it (the applied-hash annotation), when it lacks a
+    value of the manifest, or when its version moved since karmactl's last write (someone changed
+    it on the member: ``kubectl scale``, ``kubectl edit``, an added env var). The update makes the
+    copy equal to the manifest, keeping only what the interpreter's retain rules keep (replicas
+    under an HPA, ``clusterIP``, finalizers, member-side labels and annotations, status...): it is
+    a replace (PUT with the copy's ``resourceVersion``), so fields a member user added go away.
 
     Args:
         manifest: the Work's manifest (already pruned by the binding controller).
         member_obj: the member's copy, or None when absent.
         cluster: the member name (for the conflict message).
         retain: ``interpreter.retain(desired, observed) -> dict`` (member-owned fields kept).
+        recorded_version: :func:`object_version` of the copy after karmactl's last write to it
+            (the Work's ``karmactl.io/applied-version``), or None when there is no record (then
+            only the manifest comparison applies).
 
     Returns:
-        An :class:`ApplyPlan`. Over an existing object karmactl applies only the manifest's own
-        labels/annotations (plus the applied-hash); member-side labels stay the member's.
+        An :class:`ApplyPlan`.
 
     Raises:
         InterpreterError: from ``retain`` (the caller reports it as an apply failure).
@@ -114,28 +140,26 @@ def plan_apply(manifest: dict, member_obj: dict | None, cluster: str, retain) ->
     if member_obj is None:
         body = deepcopy(manifest)
         body.setdefault("metadata", {}).setdefault("annotations", {})[APPLIED_HASH_ANNOTATION] = h
-        return ApplyPlan("create", body, False)
+        return ApplyPlan("create", body)
     overwrite = (((manifest.get("metadata") or {}).get("annotations") or {}).get(C.CONFLICT_RESOLUTION_ANNOTATION)
                  == "overwrite")
     if not is_managed(member_obj) and not overwrite:
         return ApplyPlan("conflict", error=conflict_message(manifest, cluster))
     body = retain(manifest, member_obj)
     md = body.setdefault("metadata", {})
-    # Server-side apply needs no resourceVersion, and finalizers/ownerReferences belong to the
-    # member's controllers: applying them would make karmactl co-own them.
-    for key in ("resourceVersion", "finalizers", "ownerReferences"):
-        md.pop(key, None)
-    mmd = manifest.get("metadata") or {}
-    for part in ("labels", "annotations"):
-        own = dict(mmd.get(part) or {})
-        if own:
-            md[part] = own
-        else:
-            md.pop(part, None)
     md.setdefault("annotations", {})[APPLIED_HASH_ANNOTATION] = h
-    if contains(member_obj, body):
-        return ApplyPlan("skip")
-    return ApplyPlan("update", body, True)
+    observed_md = member_obj.get("metadata") or {}
+    if observed_md.get("resourceVersion"):
+        md["resourceVersion"] = observed_md["resourceVersion"]
+    if member_obj.get("status") is not None and "status" not in body:
+        # a replace must not wipe status where the kind has no status subresource
+        body["status"] = deepcopy(member_obj["status"])
+    if ((observed_md.get("annotations") or {}).get(APPLIED_HASH_ANNOTATION) != h
+            or not contains(member_obj, body)):
+        return ApplyPlan("update", body, reason="manifest changed")
+    if recorded_version is not None and recorded_version != object_version(member_obj):
+        return ApplyPlan("update", body, reason="member copy changed")
+    return ApplyPlan("skip")
 
 
 _QUANTITY_PARENTS = ("requests", "limits", "overhead", "capacity", "allocatable", "hard")
@@ -227,6 +251,26 @@ def _with_condition(work: dict, ctype: str, want: tuple[str, str, str], now: str
     return new
 
 
+
+
+def step(loaded, out, now: str, ctx) -> bool:
+    """Pipeline step ``execution``: the ``Dispatching`` condition of every Work that is not being
+    deleted, from ``spec.suspendDispatching`` (``pkg/controllers/execution/execution_controller.go``
+    sets it whether or not the member is reached, so offline and online runs agree). Applying
+    the manifests is the member layer's part (``karmactl/members/executing.py``)."""
+    changed = False
+    for wkey in sorted(out.works):
+        work = out.works[wkey]
+        if is_terminating(work):
+            continue
+        new = with_dispatching(work, now)
+        if new is not work:
+            if is_suspended(new):
+                ctx.event(f"work {wkey[2]}/{wkey[3]}: dispatching suspended")
+            changed = out.set_work(wkey, new) or changed
+    return changed
+
+
 __all__ = ["FIELD_MANAGER", "APPLIED_HASH_ANNOTATION", "ApplyPlan", "apply_order", "contains", "conflict_message",
-           "is_managed", "is_suspended", "is_terminating", "manifest_hash", "manifest_of", "plan_apply",
-           "strip_patch", "with_applied", "with_dispatching"]
+           "is_managed", "is_suspended", "is_terminating", "manifest_hash", "manifest_of", "object_version", "plan_apply",
+           "step", "strip_patch", "with_applied", "with_dispatching"]

@@ -16,7 +16,8 @@ One assessment pass over the tasks of a binding, in order (§5.2):
 4. the binding is scheduled for its current generation (``status.schedulerObservedGeneration ==
    metadata.generation``) and every cluster in ``spec.clusters`` has an ``aggregatedStatus`` item with
    ``health: Healthy`` (karmactl aggregates the items from the Works at this point, see
-   :func:`current_health`) -> drop (an empty ``spec.clusters`` satisfies this vacuously) — karmactl: only
+   :func:`current_health`; in an online run only clusters whose workloads were read in this run
+   count, ``ctx.observed``) -> drop (an empty ``spec.clusters`` satisfies this vacuously) — karmactl: only
    when ``now > creationTimestamp``. Upstream drops on the pass after stamping, which in real time is
    later, when the substitutes' status reflects their re-rendered Works; the passes of one karmactl
    run share one clock and start from statuses collected before the eviction (a substitute that was
@@ -34,7 +35,6 @@ non-``Directly`` task clusters and deletes the others (``karmactl/controllers/bi
 from __future__ import annotations
 
 from karmactl.api.objects import bump_generation, parse_time, seconds_between
-from karmactl.controllers.registry import register
 
 HEALTHY = "Healthy"
 
@@ -178,6 +178,9 @@ def step(loaded, out, now: str, ctx) -> bool:
         if by_binding is None:
             by_binding = works_by_binding(out.works)
         health = current_health(binding, by_binding.get(binding_id(binding), []))
+        if ctx.observed is not None:
+            # online, only what this run read from the members is evidence that a substitute is healthy
+            health = {cluster: h for cluster, h in health.items() if cluster in ctx.observed}
         kept, dropped = assess_tasks(binding, now, ctx.settings.graceful_eviction_timeout, health)
         if kept == tasks:
             continue
@@ -194,4 +197,3 @@ def step(loaded, out, now: str, ctx) -> bool:
     return changed
 
 
-register("scheduled", step)

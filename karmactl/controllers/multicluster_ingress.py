@@ -33,7 +33,6 @@ from karmactl.api import constants as C
 from karmactl.api.objects import deepcopy
 from karmactl.controllers.cluster_status import effective_status
 from karmactl.controllers.names import binding_name
-from karmactl.controllers.registry import register
 from karmactl.controllers.templates import new_overlay
 
 MCI_GROUP, MCI_KIND = "networking.karmada.io", "MultiClusterIngress"
@@ -140,4 +139,3 @@ def step(loaded, out, now: str, ctx) -> bool:
     return changed
 
 
-register("status", step)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from karmactl.api import constants as C
 from karmactl.api.objects import bump_generation, permanent_id
-from karmactl.controllers.binding import delete_work, work_binding_key
+from karmactl.controllers.binding import delete_work, work_binding_key, work_records
 from karmactl.controllers.names import execution_namespace, work_name
 
 SKIP_AUTO_PROPAGATION_LABEL = "namespace.karmada.io/skip-auto-propagation"
@@ -58,6 +58,8 @@ def reconcile(user: dict, clusters: list[str], works: dict, now: str, config) ->
                              "generation": old_meta.get("generation") or 1},
                 "spec": {"workload": {"manifests": [manifest]}, "suspendDispatching": False,
                          "preserveResourcesOnDeletion": False}}
+        if work_records(old):
+            work["metadata"]["annotations"] = work_records(old)
         if old is not None and "status" in old:
             work["status"] = old["status"]
         bump_generation(old, work)
@@ -69,3 +71,16 @@ def reconcile(user: dict, clusters: list[str], works: dict, now: str, config) ->
             if new is not work:
                 out[wkey] = new
     return out
+
+
+def step(loaded, out, now: str, ctx) -> bool:
+    """Pipeline step ``namespace-sync``: a Namespace Work in every member cluster for each user
+    Namespace (``pkg/controllers/namespace/namespace_sync_controller.go``)."""
+    from karmactl.controllers.detector import template_inputs
+
+    config = template_inputs(loaded, ctx).config
+    clusters = [key[3] for key in loaded.keys_of_kind("cluster.karmada.io", "Cluster")]
+    changed = False
+    for wkey, w in reconcile(loaded.user, clusters, out.works, now, config).items():
+        changed = out.set_work(wkey, w) or changed
+    return changed

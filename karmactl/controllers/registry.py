@@ -1,46 +1,70 @@
-"""The controller steps one reconcile pass runs, by phase, in a fixed order (semantics §15.1).
+"""The control plane of one reconcile pass: one ordered tuple of steps, each a Karmada controller.
 
-A step is ``step(loaded: Snapshot, out: Snapshot, now: str, ctx: StepContext) -> bool``: it reads
-``out`` (the snapshot being computed; ``loaded`` is what was read from disk), replaces objects in
-``out`` through ``out.set_overlay/set_binding/set_work``, and returns True when it changed
-anything. Steps are pure: no files, no network, time only from ``now``.
+A step is ``run(loaded: Snapshot, out: Snapshot, now: str, ctx: StepContext) -> bool``: it reads
+``out`` (the snapshot being computed; ``loaded`` is what the run observed: the state directory plus
+what the member layer read from the members), replaces objects in ``out`` through
+``out.set_overlay/set_binding/set_work``, and returns True when it changed anything. Steps are
+pure: no files, no network, time only from ``now``. :func:`karmactl.reconcile.compute` runs the
+whole tuple, in order, until a pass changes nothing.
 
-Phases of one pass:
+The order is Karmada's flow of one object through its controllers (semantics §15.1):
 
-``clusters``   after cluster status reports are folded in, before the detector
-               (cluster taints from conditions, ClusterTaintPolicy, remedy actions);
-``bindings``   after the detector, before the scheduler (taint manager, application failover);
-``scheduled``  after the scheduler, before the binding controller (graceful eviction);
-``status``     after the binding controller (binding status, template status, MultiClusterIngress).
+==========================  ===============================================================
+cluster status, remedy,     what is known of each member cluster (conditions, taints)
+cluster taints
+detector                    template -> policy -> ResourceBinding
+binding status              the workload status observed in this run, into the bindings
+taint manager,              evictions decided on this pass's clusters and workload health
+application failover
+scheduler                   placement (``spec.clusters``)
+graceful eviction           eviction tasks kept or dropped once the replacement is healthy
+binding, namespace sync     Works in the execution namespaces
+execution                   the Work's ``Dispatching`` condition (applying is the member layer's)
+MultiClusterIngress,        status: Works -> bindings -> templates
+binding status,
+template status
+==========================  ===============================================================
+
+Nothing registers itself on import: this tuple is the whole list.
 """
 from __future__ import annotations
 
-PHASES: dict[str, list] = {"clusters": [], "bindings": [], "scheduled": [], "status": []}
+from typing import Callable, NamedTuple
+
+from karmactl.controllers import (application_failover, binding, binding_status, cluster_status, cluster_taints,
+                                  detector, execution, graceful_eviction, multicluster_ingress, namespace_sync,
+                                  remedy, scheduling, taint_manager, template_status)
 
 
-def register(phase: str, step) -> None:
-    """Add ``step`` at the end of ``phase`` (called once per module, at import)."""
-    if step not in PHASES[phase]:
-        PHASES[phase].append(step)
+class Step(NamedTuple):
+    """One controller of the pipeline: its name, the Karmada source it follows, and its function."""
+
+    name: str
+    karmada: str
+    run: Callable
 
 
-# Modules whose steps run in a pass, in order. Importing one registers its steps.
-STEP_MODULES = (
-    "karmactl.controllers.remedy",
-    "karmactl.controllers.multicluster_ingress",
-    "karmactl.controllers.cluster_taints",
-    "karmactl.controllers.taint_manager",
-    "karmactl.controllers.application_failover",
-    "karmactl.controllers.graceful_eviction",
-    "karmactl.controllers.binding_status",
-    "karmactl.controllers.template_status",
+PIPELINE: tuple[Step, ...] = (
+    Step("cluster-status", "pkg/controllers/status/cluster_status_controller.go", cluster_status.step),
+    Step("remedy", "pkg/controllers/remediation/remedy_controller.go", remedy.step),
+    Step("cluster-taints", "pkg/controllers/cluster/cluster_controller.go (taintClusterByCondition), "
+                           "pkg/controllers/taint/clustertaintpolicy_controller.go", cluster_taints.step),
+    Step("detector", "pkg/detector/detector.go", detector.step),
+    # the status observed on the members reaches the bindings before anything decides on it
+    Step("binding-status", "pkg/controllers/status/rb_status_controller.go", binding_status.step),
+    Step("taint-manager", "pkg/controllers/cluster/taint_manager.go", taint_manager.step),
+    Step("application-failover", "pkg/controllers/applicationfailover/", application_failover.step),
+    Step("scheduler", "pkg/scheduler/scheduler.go", scheduling.step),
+    Step("graceful-eviction", "pkg/controllers/gracefuleviction/", graceful_eviction.step),
+    Step("binding", "pkg/controllers/binding/binding_controller.go", binding.step),
+    Step("namespace-sync", "pkg/controllers/namespace/namespace_sync_controller.go", namespace_sync.step),
+    Step("execution", "pkg/controllers/execution/execution_controller.go", execution.step),
+    Step("multicluster-ingress", "pkg/apis/networking/v1alpha1/ingress_types.go (status.trafficBlockClusters), "
+                                 "Remedy design document", multicluster_ingress.step),
+    Step("binding-status", "pkg/controllers/status/rb_status_controller.go", binding_status.step),
+    Step("template-status", "pkg/controllers/status/rb_status_controller.go (updateResourceStatus)",
+         template_status.step),
 )
 
 
-def load_steps() -> dict[str, list]:
-    """Import every step module (once) and return the phase table."""
-    import importlib
-
-    for name in STEP_MODULES:
-        importlib.import_module(name)
-    return PHASES
+__all__ = ["PIPELINE", "Step"]

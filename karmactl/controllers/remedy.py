@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from karmactl.api.objects import deepcopy
 from karmactl.controllers.cluster_status import effective_status
-from karmactl.controllers.registry import register
 from karmactl.controllers.templates import new_overlay
 
 REMEDY_GROUP, REMEDY_KIND = "remedy.karmada.io", "Remedy"
@@ -183,4 +182,3 @@ def step(loaded, out, now: str, ctx) -> bool:
     return changed
 
 
-register("clusters", step)

@@ -39,7 +39,6 @@ from karmactl.api.objects import add_seconds, bump_generation, deepcopy, parse_t
 from karmactl.api.selectors import toleration_tolerates
 from karmactl.controllers.cluster_taints import CLUSTER_GK, effective_taints
 from karmactl.controllers.graceful_eviction import binding_ref, graceful_evict_cluster
-from karmactl.controllers.registry import register
 
 
 def tolerations_of(binding: dict) -> list[dict]:
@@ -162,4 +161,3 @@ def step(loaded, out, now: str, ctx) -> bool:
     return changed
 
 
-register("bindings", step)

@@ -9,7 +9,6 @@ Runs in phase ``status`` after :mod:`karmactl.controllers.binding_status`.
 from __future__ import annotations
 
 from karmactl.api.kinds import group_of
-from karmactl.controllers.registry import register
 from karmactl.controllers.templates import merged_view, new_overlay
 
 
@@ -21,7 +20,8 @@ def template_status(template: dict, overlay: dict | None, binding: dict, now: st
         overlay: its overlay (uid, generation, claim, status) or None.
         binding: its RB/CRB (``status.aggregatedStatus`` read).
         now: for the Job conditions Karmada stamps.
-        interpreter: ``karmactl.interpreter`` (``has_aggregate_hook``, ``aggregate_status``).
+        interpreter: the run's ``karmactl.interpreter.Interpreter`` (``has_aggregate_hook``,
+            ``aggregate_status``; the module itself answers natively).
 
     Raises:
         InterpreterError: a member status has the wrong shape.
@@ -46,7 +46,9 @@ def _template_key(binding: dict) -> tuple:
 
 def step(loaded, out, now: str, ctx) -> bool:
     """Phase ``status``: aggregate every scheduled binding's status into its template."""
-    from karmactl import interpreter
+    from karmactl.interpreter import Interpreter
+
+    interpreter = Interpreter.of(ctx)
 
     memo = ctx.memo.setdefault("template_status", {})
     changed = False
@@ -73,6 +75,5 @@ def step(loaded, out, now: str, ctx) -> bool:
     return changed
 
 
-register("status", step)
 
 __all__ = ["step", "template_status"]

@@ -25,7 +25,8 @@ def manifest_status(manifest: dict, member_obj: dict, interpreter, ordinal: int 
     Args:
         manifest: the Work manifest (for the identifier).
         member_obj: the member's copy (with ``apiVersion``/``kind`` set).
-        interpreter: ``karmactl.interpreter`` (``reflect_status``, ``interpret_health``, ``InterpreterError``).
+        interpreter: the run's ``karmactl.interpreter.Interpreter`` (``reflect_status``,
+            ``interpret_health``, ``InterpreterError``; the module itself answers natively).
         ordinal: index of the manifest in the Work.
 
     Returns:
@@ -67,4 +68,43 @@ def with_manifest_status(work: dict, entry: dict | None) -> dict:
     return new
 
 
-__all__ = ["identifier", "manifest_status", "with_manifest_status"]
+def observed_at(work: dict) -> str | None:
+    """When the member first reported the status now in the Work's ``manifestStatuses`` (RFC 3339),
+    or None when karmactl has no record."""
+    return ((work.get("metadata") or {}).get("annotations") or {}).get(C.OBSERVED_AT_ANNOTATION)
+
+
+def with_observation(work: dict, entry: dict | None, now: str) -> dict:
+    """The Work with ``manifestStatuses`` set to ``[entry]`` as observed at ``now``.
+
+    When the entry differs from the recorded one, ``karmactl.io/observed-at`` moves to ``now``;
+    an unchanged observation keeps the Work as it is (``work`` itself), so an observation that
+    holds costs no write. Terminating Works are not updated (as :func:`with_manifest_status`).
+    """
+    new = with_manifest_status(work, entry)
+    if new is work:
+        return work
+    return with_annotation(new, C.OBSERVED_AT_ANNOTATION, now if entry is not None else None)
+
+
+def with_annotation(work: dict, key: str, value: str | None) -> dict:
+    """``work`` with annotation ``key`` set to ``value`` (removed for None); ``work`` itself when
+    it already is."""
+    md = work.get("metadata") or {}
+    annotations = md.get("annotations") or {}
+    if annotations.get(key) == value:
+        return work
+    annotations = dict(annotations)
+    if value is None:
+        annotations.pop(key, None)
+    else:
+        annotations[key] = value
+    metadata = dict(md)
+    if annotations:
+        metadata["annotations"] = dict(sorted(annotations.items()))
+    else:
+        metadata.pop("annotations", None)
+    return dict(work, metadata=metadata)
+
+
+__all__ = ["identifier", "manifest_status", "observed_at", "with_annotation", "with_manifest_status", "with_observation"]

@@ -6,7 +6,8 @@ carries (``containerPort``, ``port``, ``name``, ``ip``; ``mountPath`` for ``volu
 are replaced, as kube-apiserver does for lists without a patch strategy.
 
 Server-side apply tracks, per manager, the set of field paths it applied. A path is a tuple of
-fieldsV1 elements (``"f:spec"``, ``'k:{"name":"web"}'``); keyed list elements appear as their own path.
+fieldsV1 elements (``"f:spec"``, ``'k:{"name":"web"}'``, ``'v:"a"'``); keyed list elements appear as
+their own path. For built-in kinds the paths follow the OpenAPI schema (:func:`field_set`).
 """
 from __future__ import annotations
 
@@ -16,8 +17,13 @@ from typing import Any
 
 import jsonpatch
 
+from . import schemas
+
 MERGE_KEYS = ("containerPort", "port", "name", "ip")
 MERGE_KEY_OVERRIDES = {"volumeMounts": "mountPath", "volumeDevices": "devicePath"}
+# Defaults of list-map key fields, which keys include when an element leaves them out (upstream marks
+# ContainerPort.protocol, ServicePort.protocol... `+default="TCP"`; the JSON schemas lost the marker).
+KEY_DEFAULTS = {"protocol": "TCP"}
 
 
 class PatchError(Exception):
@@ -33,7 +39,8 @@ class ApplyConflict(Exception):
 
     def __init__(self, conflicts: list[tuple[str, str, str]]) -> None:
         self.conflicts = conflicts
-        lines = [f'conflict with "{m}" using {v}: {p}' for m, v, p in conflicts]
+        # kube-apiserver names an Apply manager by name only ("using <apiVersion>" is for Update ones).
+        lines = [f'conflict with "{m}": {p}' for m, v, p in conflicts]
         super().__init__(f"Apply failed with {len(conflicts)} conflict{'s' if len(conflicts) > 1 else ''}: "
                          + "\n".join(lines))
 
@@ -141,16 +148,33 @@ def _merge_list(original: Any, patch: list, field: str) -> list:
         if key is not None:
             patch = [p for p in patch if p.get("$patch") != "delete"]
         return _strip_directives(patch)
-    result = copy.deepcopy(original)
+    # Items named by the patch (merged, in patch order) and the original's other items are then
+    # interleaved as apimachinery's normalizeElementOrder/mergeSortedSlice do: by their position in
+    # the original where both have one, the patch's new items first otherwise.
+    server_index = {json.dumps(o.get(key)): i for i, o in enumerate(original)}
+    by_key = {json.dumps(o.get(key)): o for o in original}
+    left, named = [], set()
     for item in patch:
-        idx = next((i for i, o in enumerate(result) if o.get(key) == item.get(key)), None)
+        k = json.dumps(item.get(key))
+        named.add(k)
         if item.get("$patch") == "delete":
-            if idx is not None:
-                result.pop(idx)
-        elif idx is None:
-            result.append(_strip_directives(item))
+            continue
+        left.append(strategic_merge(by_key[k], item, None) if k in by_key else _strip_directives(item))
+    right = [copy.deepcopy(o) for o in original if json.dumps(o.get(key)) not in named]
+    result, i, j = [], 0, 0
+    while i < len(left) or j < len(right):
+        if i < len(left) and j < len(right):
+            li = server_index.get(json.dumps(left[i].get(key)))
+            ri = server_index.get(json.dumps(right[j].get(key)))
+            take_right = li is not None and ri is not None and ri < li
         else:
-            result[idx] = strategic_merge(result[idx], item, None)
+            take_right = i >= len(left)
+        if take_right:
+            result.append(right[j])
+            j += 1
+        else:
+            result.append(left[i])
+            i += 1
     return result
 
 
@@ -159,18 +183,58 @@ def _merge_list(original: Any, patch: list, field: str) -> list:
 Path = tuple[str, ...]
 
 
-def field_set(obj: Any, prefix: Path = ()) -> set[Path]:
-    """The set of leaf field paths (plus keyed list elements) an applied configuration sets."""
+def _key_element(item: dict, keys: list[str]) -> str:
+    values = {k: item.get(k, KEY_DEFAULTS.get(k)) for k in keys if k in item or k in KEY_DEFAULTS}
+    return "k:" + json.dumps(values, separators=(",", ":"), sort_keys=True)
+
+
+def _child_schema(schema: dict, key: str) -> dict | None:
+    props = schema.get("properties")
+    if props is not None:
+        return schemas.resolve(props[key])[1] if key in props else None
+    extra = schema.get("additionalProperties")
+    return schemas.resolve(extra)[1] if isinstance(extra, dict) else None
+
+
+def field_set(obj: Any, prefix: Path = (), schema: dict | None = None) -> set[Path]:
+    """The set of leaf field paths (plus keyed list elements) an applied configuration sets.
+
+    With ``schema`` (a built-in kind's, see :mod:`.schemas`) the field structure is the schema's, as
+    structured-merge-diff reads it: ``x-kubernetes-map-type: atomic`` maps (label selectors...) and
+    ``x-kubernetes-list-type: atomic`` lists are single fields, ``map`` lists are keyed by all their
+    ``x-kubernetes-list-map-keys`` (defaulted ones included: ``k:{"containerPort":80,"protocol":"TCP"}``),
+    ``set`` lists are sets of values (``v:"a"``). Without it (custom kinds) lists of objects are keyed
+    by the first merge key every element carries and other lists are atomic."""
     out: set[Path] = set()
     if not isinstance(obj, dict):
         return out
+    if schema is not None:
+        schema = schemas.resolve(schema)[1]
     for k, v in obj.items():
         p = prefix + (f"f:{k}",)
-        if isinstance(v, dict) and v:
+        if schema is not None:
+            sub = _child_schema(schema, k)
+            if sub is None or not v:
+                out.add(p)
+            elif isinstance(v, dict) and sub.get("x-kubernetes-map-type") != "atomic" and (
+                    "properties" in sub or isinstance(sub.get("additionalProperties"), dict)):
+                out |= field_set(v, p, sub)
+            elif isinstance(v, list) and sub.get("x-kubernetes-list-type") == "map" and all(
+                    isinstance(item, dict) for item in v):
+                items = schemas.resolve(sub["items"])[1]
+                for item in v:
+                    kp = p + (_key_element(item, sub.get("x-kubernetes-list-map-keys") or []),)
+                    out.add(kp)
+                    out |= field_set(item, kp, items)
+            elif isinstance(v, list) and sub.get("x-kubernetes-list-type") == "set":
+                out |= {p + ("v:" + json.dumps(item, separators=(",", ":")),) for item in v}
+            else:
+                out.add(p)
+        elif isinstance(v, dict) and v:
             out |= field_set(v, p)
         elif isinstance(v, list) and v and (key := merge_key(k, v)):
             for item in v:
-                kp = p + ("k:" + json.dumps({key: item[key]}, separators=(",", ":")),)
+                kp = p + (_key_element(item, [key]),)
                 out.add(kp)
                 out |= field_set(item, kp)
         else:
@@ -211,7 +275,10 @@ def _step(node: Any, el: str) -> tuple[bool, Any]:
     want = json.loads(el[2:])
     if isinstance(node, list):
         for item in node:
-            if isinstance(item, dict) and all(item.get(k) == v for k, v in want.items()):
+            if el.startswith("v:") and item == want:
+                return True, item
+            if el.startswith("k:") and isinstance(item, dict) and all(
+                    item.get(k, KEY_DEFAULTS.get(k)) == v for k, v in want.items()):
                 return True, item
     return False, None
 
@@ -233,7 +300,7 @@ def _delete_path(obj: Any, path: Path) -> None:
     el = path[-1]
     if el.startswith("f:") and isinstance(parent, dict):
         parent.pop(el[2:], None)
-    elif el.startswith("k:") and isinstance(parent, list):
+    elif el.startswith(("k:", "v:")) and isinstance(parent, list):
         found, item = _step(parent, el)
         if found:
             parent.remove(item)
@@ -255,23 +322,26 @@ def path_string(path: Path) -> str:
     for el in path:
         if el.startswith("f:"):
             out += "." + el[2:]
+        elif el.startswith("v:"):
+            out += "[=" + el[2:] + "]"
         else:
             out += "[" + ",".join(f"{k}={json.dumps(v)}" for k, v in json.loads(el[2:]).items()) + "]"
     return out
 
 
 def server_side_apply(live: dict, applied: dict, manager: str, api_version: str, force: bool, now: str,
-                      subresource: str = "") -> dict:
+                      subresource: str = "", schema: dict | None = None) -> dict:
     """Merge an applied configuration into ``live`` (both already reduced to the fields apply may
     touch, i.e. without identity metadata) and return the new object with updated managedFields.
 
     ``live`` carries ``metadata.managedFields``; the result does too. Raises ApplyConflict when another
-    manager owns a field whose live value differs from the applied one (unless ``force``).
+    manager owns a field whose live value differs from the applied one (unless ``force``). ``schema``
+    (built-in kinds) gives the field structure, see :func:`field_set`.
     """
     live = copy.deepcopy(live)
     meta = live.setdefault("metadata", {})
     entries = copy.deepcopy(meta.get("managedFields") or [])
-    new_set = field_set(applied)
+    new_set = field_set(applied, (), schema)
     mine = next((e for e in entries if e.get("manager") == manager and e.get("operation") == "Apply"
                  and e.get("subresource", "") == subresource), None)
     old_set = from_fields_v1(mine.get("fieldsV1", {})) if mine else set()

@@ -11,6 +11,8 @@ import json
 import threading
 from dataclasses import dataclass, field
 
+from . import schemas
+
 SERVER_VERSION = {
     "major": "1",
     "minor": "31",
@@ -25,6 +27,8 @@ SERVER_VERSION = {
 
 RW_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
 SUB_VERBS = ["get", "patch", "update"]
+# Resources whose kube-apiserver storage has no collection delete.
+NO_DELETECOLLECTION = {("", "namespaces"), ("", "services")}
 
 
 @dataclass
@@ -36,6 +40,7 @@ class ResourceType:
         plural / singular: resource names; namespaced: scope; short_names, categories: for discovery;
         status / scale: whether the subresource exists; list_kind: kind of lists (``<Kind>List``);
         scale_paths: for CRDs, (specReplicasPath, statusReplicasPath, labelSelectorPath).
+        review: a create-only review (SelfSubjectAccessReview...): answered, never stored.
     """
 
     group: str
@@ -52,6 +57,7 @@ class ResourceType:
     crd: bool = False
     scale_paths: tuple[str, str, str] = (".spec.replicas", ".status.replicas", "")
     printer_columns: list[dict] = field(default_factory=list)
+    review: bool = False
 
     def __post_init__(self) -> None:
         self.singular = self.singular or self.kind.lower()
@@ -117,6 +123,10 @@ def builtin_types() -> list[ResourceType]:
         _rt("coordination.k8s.io/v1", "Lease", "leases"),
         _rt("apiextensions.k8s.io/v1", "CustomResourceDefinition", "customresourcedefinitions", False,
             "crd crds", "status"),
+        ResourceType("authorization.k8s.io", "v1", "SelfSubjectAccessReview", "selfsubjectaccessreviews", False,
+                     singular="", review=True),
+        ResourceType("authorization.k8s.io", "v1", "SelfSubjectRulesReview", "selfsubjectrulesreviews", False,
+                     singular="", review=True),
     ]
 
 
@@ -231,8 +241,10 @@ class Catalogue:
             return None
         resources = []
         for rt in types:
-            entry = {"name": rt.plural, "singularName": rt.singular, "namespaced": rt.namespaced,
-                     "kind": rt.kind, "verbs": list(RW_VERBS)}
+            entry = {"name": rt.plural, "singularName": "" if rt.review else rt.singular,
+                     "namespaced": rt.namespaced, "kind": rt.kind,
+                     "verbs": ["create"] if rt.review else
+                     [v for v in RW_VERBS if not (v == "deletecollection" and rt.key in NO_DELETECOLLECTION)]}
             if rt.short_names:
                 entry["shortNames"] = rt.short_names
             if rt.categories:
@@ -248,13 +260,14 @@ class Catalogue:
         gv = f"{group}/{version}" if group else version
         return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}
 
-    # ---- OpenAPI v3 ------------------------------------------------------------------------------
-    # kubectl's apply validation asks the OpenAPI v3 document of the object's group-version whether
-    # PATCH accepts the `fieldValidation` query parameter; if so it leaves validation to the server
-    # (which accepts anything here). So each document lists, per kind, a PATCH operation tagged with
-    # x-kubernetes-group-version-kind and that parameter, and a permissive object schema. The PATCH
-    # request body deliberately omits strategic-merge-patch+json: kubectl would then try to build the
-    # patch from our (empty) schemas instead of its compiled-in types.
+    # ---- OpenAPI ---------------------------------------------------------------------------------
+    # Built-in kinds get their real schemas (:mod:`.schemas`), so `kubectl explain` works; custom
+    # kinds a permissive object schema. kubectl's apply validation asks the OpenAPI v3 document of the
+    # object's group-version whether PATCH accepts the `fieldValidation` query parameter; if so it
+    # leaves validation to the server (see Store._admit). So each document lists, per kind, a PATCH
+    # operation tagged with x-kubernetes-group-version-kind and that parameter. The PATCH request body
+    # deliberately omits strategic-merge-patch+json: kubectl then builds its patches from its
+    # compiled-in types, as it does against kube-apiserver.
 
     def _openapi_docs(self) -> dict[str, tuple[str, dict]]:
         with self._lock:
@@ -280,17 +293,44 @@ class Catalogue:
         entry = self._openapi_docs().get(key.strip("/"))
         return entry[1] if entry else None
 
+    def openapi_v2(self) -> dict:
+        """The Swagger 2.0 document of ``/openapi/v2`` (JSON): every built-in definition, a permissive
+        one per custom kind; no paths (clients read it for schemas, e.g. ``kubectl explain
+        --output plaintext-openapiv2``)."""
+        definitions = dict(schemas.openapi_v2_definitions())
+        for rt in self.all():
+            if rt.crd:
+                definitions[_schema_name(rt)] = _permissive(rt)
+        return {"swagger": "2.0", "info": {"title": "Kubernetes", "version": SERVER_VERSION["gitVersion"]},
+                "paths": {}, "definitions": definitions}
+
 
 def _schema_name(rt: ResourceType) -> str:
+    if not rt.crd:
+        name = schemas.definition_name(rt.group, rt.version, rt.kind)
+        if name:
+            return name
     group = rt.group or "core"
     rev = ".".join(reversed(group.split("."))) if rt.crd else f"io.k8s.api.{group.split('.')[0]}"
     return f"{rev}.{rt.version}.{rt.kind}"
 
 
+def _permissive(rt: ResourceType) -> dict:
+    return {
+        "type": "object",
+        "description": f"{rt.kind} (custom resource; the emulator accepts any fields)",
+        "x-kubernetes-preserve-unknown-fields": True,
+        "x-kubernetes-group-version-kind": [{"group": rt.group, "version": rt.version, "kind": rt.kind}],
+        "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
+                       "metadata": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}},
+    }
+
+
 def _openapi_doc(group: str, version: str, types: list[ResourceType]) -> dict:
     prefix = f"/apis/{group}/{version}" if group else f"/api/{version}"
     paths: dict[str, dict] = {}
-    schemas: dict[str, dict] = {}
+    components: dict[str, dict] = {}
+    builtin: list[str] = []
     params = [{"name": "fieldValidation", "in": "query", "schema": {"type": "string", "uniqueItems": True}},
               {"name": "fieldManager", "in": "query", "schema": {"type": "string", "uniqueItems": True}},
               {"name": "dryRun", "in": "query", "schema": {"type": "string", "uniqueItems": True}}]
@@ -316,13 +356,10 @@ def _openapi_doc(group: str, version: str, types: list[ResourceType]) -> dict:
                       "parameters": params, "requestBody": patch_body, "responses": ok},
             "delete": {"x-kubernetes-action": "delete", "x-kubernetes-group-version-kind": gvk, "responses": ok},
         }
-        schemas[_schema_name(rt)] = {
-            "type": "object",
-            "description": f"{rt.kind} (emulated; any fields accepted)",
-            "x-kubernetes-preserve-unknown-fields": True,
-            "x-kubernetes-group-version-kind": [gvk],
-            "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
-                           "metadata": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}},
-        }
+        if rt.crd or _schema_name(rt) not in schemas.definitions():
+            components[_schema_name(rt)] = _permissive(rt)
+        else:
+            builtin.append(_schema_name(rt))
+    components.update(schemas.closure(builtin, "#/components/schemas/"))
     return {"openapi": "3.0.0", "info": {"title": "Kubernetes", "version": SERVER_VERSION["gitVersion"]},
-            "paths": paths, "components": {"schemas": schemas}}
+            "paths": paths, "components": {"schemas": components}}

@@ -1,7 +1,7 @@
 """HTTP handling and :class:`MemberServer`, the emulated member cluster.
 
 Served on the standard library's ThreadingHTTPServer with HTTP/1.1 keep-alive. Routes:
-``/version``, ``/healthz`` ``/readyz`` ``/livez``, discovery (``/api``, ``/apis``...), ``/openapi/v3``,
+``/version``, ``/healthz`` ``/readyz`` ``/livez``, discovery (``/api``, ``/apis``...), ``/openapi/v2`` and ``/openapi/v3``,
 the resource paths (``/api/v1/namespaces/<ns>/<plural>/<name>[/status|/scale]``), and the test hooks
 under ``/_emulator/`` (see :meth:`Handler._hook`).
 """
@@ -20,6 +20,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+import orjson
 
 from . import tables
 from .hooks import FakeController, HookState, RequestLog, describe, node_object
@@ -148,9 +150,13 @@ class Handler(BaseHTTPRequestHandler):
 
     def _send(self, code: int, body: Any, content_type: str = "application/json") -> None:
         data = body if isinstance(body, bytes) else (
-            body.encode() if isinstance(body, str) else json.dumps(body).encode())
+            body.encode() if isinstance(body, str) else orjson.dumps(body))
         self._status = code
+        if getattr(self, "_pending_log", None) is not None:
+            self._log_request()
         self.send_response(code)
+        for warning in getattr(self, "_warnings", ()):
+            self.send_header("Warning", '299 - "%s"' % warning.replace('"', '\\"'))
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         self.send_header("Cache-Control", "no-cache, private")
@@ -163,6 +169,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def _dispatch(self, method: str) -> None:
         self._status = 0
+        self._warnings: list[str] = []
+        self._pending_log: dict | None = None
         parts = urlsplit(self.path)
         path = parts.path.rstrip("/") or "/"
         query = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
@@ -175,7 +183,8 @@ class Handler(BaseHTTPRequestHandler):
                 self._send_error(e)
             return
         hooks = self.member.hooks
-        start = time.time()
+        self._pending_log = {"method": method, "path": path, "query": parts.query,
+                             "content_type": self.headers.get("Content-Type", ""), "time": time.time()}
         try:
             hooks.delay()
             if hooks.health == "broken":
@@ -190,10 +199,14 @@ class Handler(BaseHTTPRequestHandler):
         except Exception as e:  # a bug in the emulator: answer like kube-apiserver would
             self._send_error(ApiError(500, "InternalError", f"Internal error occurred: {type(e).__name__}: {e}"))
         finally:
-            self.member.request_log_obj.add({
-                "method": method, "path": path, "query": parts.query,
-                "content_type": self.headers.get("Content-Type", ""), "status": self._status,
-                "time": start})
+            self._log_request()
+
+    def _log_request(self) -> None:
+        """Add this request to the member's request log, once: from :meth:`_send` before the
+        response leaves (so a client that got its answer finds its request logged), else at the end."""
+        entry, self._pending_log = self._pending_log, None
+        if entry is not None:
+            self.member.request_log_obj.add({**entry, "status": self._status})
 
     # ---- routing ---------------------------------------------------------------------------------
 
@@ -212,6 +225,10 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(200, cat.api_versions(f"127.0.0.1:{m.port}"))
         if path == "/apis":
             return self._send(200, cat.api_group_list())
+        if path == "/openapi/v2":
+            if "json" not in self.headers.get("Accept", "application/json") and "*/*" not in self.headers.get("Accept", ""):
+                raise ApiError(406, "NotAcceptable", "only application/json is served for /openapi/v2")
+            return self._send(200, cat.openapi_v2())
         if path == "/openapi/v3":
             return self._send(200, cat.openapi_index())
         if path.startswith("/openapi/v3/"):
@@ -245,6 +262,8 @@ class Handler(BaseHTTPRequestHandler):
         rt = cat.lookup(group, version, plural)
         if rt is None or len(rest) > 3 or (namespace and not rt.namespaced):
             raise ApiError(404, "NotFound", "the server could not find the requested resource")
+        if rt.review and (name is not None or method != "POST"):
+            raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
         if sub == "finalize" and rt.key == ("", "namespaces"):
             sub = ""
         if sub and not ((sub == "status" and rt.status) or (sub == "scale" and rt.scale)):
@@ -290,6 +309,40 @@ class Handler(BaseHTTPRequestHandler):
             return True
         return isinstance(body, dict) and "All" in (body.get("dryRun") or [])
 
+    def _validation(self, query: dict) -> dict:
+        """Store keyword arguments for the request's ``fieldValidation`` (default Warn, as
+        kube-apiserver since 1.27); raises ApiError 400 for another value."""
+        mode = query.get("fieldValidation") or "Warn"
+        if mode not in ("Ignore", "Warn", "Strict"):
+            raise ApiError(400, "BadRequest", f'fieldValidation must be one of "Ignore", "Warn", or "Strict", '
+                           f'got "{mode}"')
+        return {"field_validation": mode, "warnings": self._warnings}
+
+    @staticmethod
+    def _review(rt: ResourceType, body: Any) -> dict:
+        """Answer a SelfSubjectAccessReview or SelfSubjectRulesReview: the emulator has one user,
+        an administrator (kube-apiserver's ``system:masters``), so everything is allowed."""
+        if not isinstance(body, dict) or not isinstance(body.get("spec"), dict):
+            raise ApiError(400, "BadRequest", f"the body of the request must be a {rt.kind} with a spec")
+        out = {"kind": rt.kind, "apiVersion": rt.api_version, "metadata": {"creationTimestamp": None},
+               "spec": body["spec"]}
+        if rt.kind == "SelfSubjectAccessReview":
+            attrs = [k for k in ("resourceAttributes", "nonResourceAttributes") if body["spec"].get(k)]
+            if len(attrs) != 1:
+                raise ApiError(422, "Invalid", f'{rt.kind}.authorization.k8s.io "" is invalid: spec.resourceAttributes: '
+                               "Invalid value: \"null\": exactly one of nonResourceAttributes or "
+                               "resourceAttributes must be specified",
+                               {"group": "authorization.k8s.io", "kind": rt.kind,
+                                "causes": [{"reason": "FieldValueInvalid", "field": "spec.resourceAttributes",
+                                            "message": "exactly one of nonResourceAttributes or "
+                                                       "resourceAttributes must be specified"}]})
+            out["status"] = {"allowed": True}
+        else:
+            out["status"] = {"resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
+                             "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
+                             "incomplete": False}
+        return out
+
     def _collection(self, method: str, rt: ResourceType, namespace: str | None, query: dict) -> None:
         store = self.member.store
         if method == "GET":
@@ -303,7 +356,9 @@ class Handler(BaseHTTPRequestHandler):
                                     "metadata": {"resourceVersion": rv}, "items": items})
         if method == "POST":
             body = self._body_json()
-            obj = store.create(rt, namespace, body, self._dry_run(query))
+            if rt.review:
+                return self._send(201, self._review(rt, body))
+            obj = store.create(rt, namespace, body, self._dry_run(query), **self._validation(query))
             return self._send(201, obj)
         if method == "DELETE":
             body = self._body_json()
@@ -331,19 +386,26 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(200, obj)
         if method == "PUT":
             body = self._body_json()
-            return self._send(200, store.replace(rt, namespace, name, body, sub, self._dry_run(query)))
+            return self._send(200, store.replace(rt, namespace, name, body, sub, self._dry_run(query),
+                                                 **self._validation(query)))
         if method == "PATCH":
             ptype = self._patch_type()
             body = self._body_json()
             existed = store.find(rt, namespace, name) is not None
             obj = store.patch(rt, namespace, name, ptype, body, sub, query.get("fieldManager"),
-                              query.get("force") in ("true", "1"), self._dry_run(query))
+                              query.get("force") in ("true", "1"), self._dry_run(query), **self._validation(query))
             return self._send(200 if existed else 201, obj)
         if method == "DELETE":
             body = self._body_json()
             if sub:
                 raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
-            return self._send(200, store.delete(rt, namespace, name, self._dry_run(query, body)))
+            gone = store.delete(rt, namespace, name, self._dry_run(query, body))
+            # kube-apiserver answers a delete that completed with a Status naming the object.
+            details = {"name": name, "group": rt.group, "kind": rt.plural, "uid": gone["metadata"].get("uid")}
+            if not rt.group:
+                del details["group"]
+            return self._send(200, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                                    "details": details})
         raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
 
     # ---- scale -----------------------------------------------------------------------------------
@@ -464,7 +526,7 @@ class Handler(BaseHTTPRequestHandler):
                 if table:
                     obj = tables.table(rt, [obj], obj["metadata"].get("resourceVersion", ""),
                                        query.get("includeObject", "Metadata"))
-                line = json.dumps({"type": ev["type"], "object": obj}).encode() + b"\n"
+                line = orjson.dumps({"type": ev["type"], "object": obj}) + b"\n"
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(line), line))
                 self.wfile.flush()
             self.wfile.write(b"0\r\n\r\n")

@@ -6,6 +6,7 @@ the lock for the moment they take references.
 """
 from __future__ import annotations
 
+import base64
 import collections
 import copy
 import datetime as _dt
@@ -20,7 +21,7 @@ import threading
 import uuid
 from typing import Any, Callable
 
-from . import patching
+from . import defaults, patching, schemas
 from .resources import Catalogue, ResourceType
 
 STATE_FILE = "objects.json"
@@ -43,18 +44,42 @@ class ApiError(Exception):
     def status(self) -> dict:
         out = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
                "message": self.message, "reason": self.reason, "code": self.code}
-        if self.details:
+        if self.details is not None:
             out["details"] = self.details
         return out
 
 
 def not_found(rt: ResourceType, name: str) -> ApiError:
-    return ApiError(404, "NotFound", f'{rt.qualified} "{name}" not found',
-                    {"name": name, "group": rt.group, "kind": rt.plural})
+    return ApiError(404, "NotFound", f'{rt.qualified} "{name}" not found', _details(rt, name))
 
 
-def _details(rt: ResourceType, name: str) -> dict:
-    return {"name": name, "group": rt.group, "kind": rt.plural}
+def _details(rt: ResourceType, name: str, kind: str | None = None) -> dict:
+    """Status details as kube-apiserver writes them: ``group`` is left out for the core group."""
+    out = {"name": name, "group": rt.group, "kind": kind or rt.plural}
+    if not rt.group:
+        del out["group"]
+    return out
+
+
+def _invalid_details(rt: ResourceType, name: str, causes: list[tuple[str, str, str]]) -> dict:
+    """Details of a 422 Invalid: the kind (not the resource), causes as (reason, field, message)."""
+    out = _details(rt, name, rt.kind)
+    if not name:
+        del out["name"]
+    out["causes"] = [{"reason": reason, "message": message, "field": field} for reason, field, message in causes]
+    return out
+
+
+# Resources whose registry strategy keeps metadata.generation (kube-apiserver v1.31): the others
+# (ConfigMap, Secret, Service, Namespace...) have none.
+GENERATION = {("apps", "deployments"), ("apps", "statefulsets"), ("apps", "daemonsets"), ("apps", "replicasets"),
+              ("batch", "jobs"), ("batch", "cronjobs"), ("networking.k8s.io", "ingresses"),
+              ("networking.k8s.io", "networkpolicies"), ("policy", "poddisruptionbudgets"),
+              ("autoscaling", "horizontalpodautoscalers"), ("apiextensions.k8s.io", "customresourcedefinitions")}
+
+
+def _has_generation(rt: ResourceType) -> bool:
+    return rt.crd or rt.key in GENERATION
 
 
 # ---- selectors ------------------------------------------------------------------------------------
@@ -349,43 +374,101 @@ class Store:
                            {"name": namespace, "kind": "namespaces"})
         return namespace
 
-    def _defaults(self, rt: ResourceType, obj: dict, old: dict | None) -> None:
+    def _admit(self, rt: ResourceType, obj: dict, old: dict | None, field_validation: str = "Warn",
+               warnings: list[str] | None = None) -> None:
+        """What kube-apiserver does to a written object between decoding and storage, in place:
+        built-in kinds are pruned of undeclared fields, type-checked and defaulted through their
+        OpenAPI schemas (:mod:`.schemas`, :mod:`.defaults`); then the registry strategies' own
+        fields (Service IPs, Job selectors, the namespace name label...).
+
+        ``field_validation`` is the request's ``fieldValidation``: ``Strict`` refuses undeclared
+        fields, ``Warn`` (the default) drops them and adds one message each to ``warnings``,
+        ``Ignore`` drops them silently. Raises ApiError 400 (wrong types, Strict) or 422 (missing
+        required fields)."""
+        definition = None if rt.crd else schemas.definition_name(rt.group, rt.version, rt.kind)
+        name = (obj.get("metadata") or {}).get("name") or ""
+        if definition is not None:
+            if rt.key == ("", "secrets") and isinstance(obj.get("stringData"), dict):
+                data = obj.get("data") if isinstance(obj.get("data"), dict) else {}
+                for key, value in obj.pop("stringData").items():
+                    data[key] = base64.b64encode(str(value).encode()).decode()
+                obj["data"] = data
+            dropped = schemas.prune(obj, definition)
+            if dropped and field_validation == "Strict":
+                raise self._undecodable(rt, "strict decoding error: " + ", ".join(
+                    f'unknown field "{p}"' for p in dropped))
+            if dropped and field_validation != "Ignore" and warnings is not None:
+                warnings.extend(f'unknown field "{p}"' for p in dropped)
+            type_errors, required = schemas.check(obj, definition)
+            if type_errors:
+                path, message = type_errors[0]
+                raise self._undecodable(rt, f"{path}: {message}")
+            if required:
+                raise ApiError(422, "Invalid", f'{rt.kind}{"." + rt.group if rt.group else ""} "{name}" is invalid: '
+                               + ", ".join(f"{p}: Required value" for p in required),
+                               _invalid_details(rt, name, [("FieldValueRequired", p, "Required value")
+                                                           for p in required]))
+            defaults.apply_defaults(obj, definition)
         spec = obj.get("spec")
+        md = obj["metadata"]
         if rt.key == ("", "namespaces"):
             obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
             obj.setdefault("status", {}).setdefault("phase", "Active")
-        elif rt.key in (("apps", "deployments"), ("apps", "statefulsets"), ("apps", "replicasets")):
-            if isinstance(spec, dict):
-                spec.setdefault("replicas", 1)
+            md["labels"] = {**(md.get("labels") or {}), "kubernetes.io/metadata.name": name}
         elif rt.key == ("", "services") and isinstance(spec, dict):
-            spec.setdefault("type", "ClusterIP")
-            if spec.get("type") != "ExternalName" and not spec.get("clusterIP"):
-                old_ip = ((old or {}).get("spec") or {}).get("clusterIP")
-                ip = old_ip or f"10.96.{random.randint(0, 255)}.{random.randint(1, 254)}"
-                spec["clusterIP"] = ip
-                spec.setdefault("clusterIPs", [ip])
+            used = {p.get("nodePort") for svc in self._objects.get(rt.key, {}).values()
+                    for p in (svc.get("spec") or {}).get("ports") or [] if isinstance(p, dict)}
+            defaults.allocate_service(spec, (old or {}).get("spec"), used, random.Random())
         elif rt.key == ("", "pods") and not old:
             obj.setdefault("status", {}).setdefault("phase", "Pending")
+        elif rt.key == ("batch", "jobs") and not old and isinstance(spec, dict) and not spec.get("manualSelector"):
+            # pkg/registry/batch/job/strategy.go generateSelector: the Job's uid selects its pods.
+            uid = md["uid"]
+            template_md = spec.setdefault("template", {}).setdefault("metadata", {})
+            labels = template_md.get("labels") or {}
+            labels.update({"batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": name,
+                           "controller-uid": uid, "job-name": name})
+            template_md["labels"] = labels
+            spec["selector"] = {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
+            if not md.get("labels"):
+                md["labels"] = dict(labels)
+        elif rt.key == ("apps", "daemonsets") and isinstance(spec, dict):
+            # pkg/registry/apps/daemonset/strategy.go: a template generation, bumped on template changes.
+            annotations = md["annotations"] = dict(md.get("annotations") or {})
+            key = "deprecated.daemonset.template.generation"
+            if old is None:
+                annotations[key] = "1"
+            else:
+                before = int((old["metadata"].get("annotations") or {}).get(key, "1"))
+                changed = (old.get("spec") or {}).get("template") != spec.get("template")
+                annotations[key] = str(before + 1 if changed else before)
+
+    @staticmethod
+    def _undecodable(rt: ResourceType, reason: str) -> ApiError:
+        return ApiError(400, "BadRequest", f'{rt.kind} in version "{rt.version}" cannot be handled as a '
+                        f"{rt.kind}: {reason}")
 
     def _validate_name(self, rt: ResourceType, name: Any) -> None:
+        kind = f"{rt.kind}.{rt.group}" if rt.group else rt.kind
         if not name or not isinstance(name, str):
-            raise ApiError(422, "Invalid", f"{rt.kind}.{rt.group or 'core'} is invalid: metadata.name: "
+            raise ApiError(422, "Invalid", f"{kind} is invalid: metadata.name: "
                            "Required value: name or generateName is required",
-                           {"kind": rt.kind, "group": rt.group,
-                            "causes": [{"reason": "FieldValueRequired", "message": "Required value",
-                                        "field": "metadata.name"}]})
+                           _invalid_details(rt, "", [("FieldValueRequired", "metadata.name", "Required value: name or "
+                                                      "generateName is required")]))
         if len(name) > 253 or not NAME_RE.match(name):
-            raise ApiError(422, "Invalid", f'{rt.kind} "{name}" is invalid: metadata.name: Invalid value: '
-                           f'"{name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric '
-                           "characters, '-' or '.'",
-                           {"name": name, "kind": rt.kind, "group": rt.group,
-                            "causes": [{"reason": "FieldValueInvalid", "message": "Invalid value",
-                                        "field": "metadata.name"}]})
+            why = (f'Invalid value: "{name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric '
+                   "characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
+                   "'example.com', regex used for validation is "
+                   "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+            raise ApiError(422, "Invalid", f'{kind} "{name}" is invalid: metadata.name: {why}',
+                           _invalid_details(rt, name, [("FieldValueInvalid", "metadata.name", why)]))
 
     def create(self, rt: ResourceType, namespace: str | None, body: dict, dry_run: bool = False,
-               keep_status: bool = False) -> dict:
-        """Create an object; raises ApiError 400 (bad body / namespace mismatch), 404 (namespace
-        missing), 409 AlreadyExists, 422 Invalid (name)."""
+               keep_status: bool = False, field_validation: str = "Warn",
+               warnings: list[str] | None = None) -> dict:
+        """Create an object; raises ApiError 400 (bad body / namespace mismatch / wrong field types),
+        404 (namespace missing), 409 AlreadyExists, 422 Invalid (name, required fields). See
+        :meth:`_admit` for ``field_validation`` and ``warnings``."""
         if not isinstance(body, dict):
             raise ApiError(400, "BadRequest", "the body of the request must be an object")
         obj = copy.deepcopy(body)
@@ -416,10 +499,13 @@ class Store:
                 md.pop(k, None)
             md["uid"] = str(uuid.uuid4())
             md["creationTimestamp"] = now_rfc3339()
-            md["generation"] = 1
+            if _has_generation(rt):
+                md["generation"] = 1
+            else:
+                md.pop("generation", None)
             if rt.status and not keep_status:
                 obj.pop("status", None)
-            self._defaults(rt, obj, None)
+            self._admit(rt, obj, None, field_validation, warnings)
             if rt.key == ("apiextensions.k8s.io", "customresourcedefinitions"):
                 self._crd_status(obj)
             if dry_run:
@@ -451,7 +537,8 @@ class Store:
         return {k: v for k, v in obj.items() if k not in ("metadata", "status", "apiVersion", "kind")}
 
     def replace(self, rt: ResourceType, namespace: str | None, name: str, body: dict,
-                subresource: str = "", dry_run: bool = False, check_rv: bool = True) -> dict:
+                subresource: str = "", dry_run: bool = False, check_rv: bool = True,
+                field_validation: str = "Warn", warnings: list[str] | None = None) -> dict:
         """PUT semantics on the main resource or ``status``. Only ``status`` writes .status when the
         resource has that subresource. An identical result is a no-op (resourceVersion unchanged).
         Raises ApiError 400 (name mismatch), 404, 409 Conflict (stale resourceVersion)."""
@@ -476,6 +563,7 @@ class Store:
                     new["status"] = copy.deepcopy(body["status"])
                 else:
                     new.pop("status", None)
+                self._admit(rt, new, old, field_validation, warnings)
             else:
                 new = copy.deepcopy(body)
                 new["apiVersion"], new["kind"] = old["apiVersion"], old["kind"]
@@ -494,7 +582,7 @@ class Store:
                         new["status"] = copy.deepcopy(old["status"])
                     else:
                         new.pop("status", None)
-                self._defaults(rt, new, old)
+                self._admit(rt, new, old, field_validation, warnings)
                 if rt.key == ("apiextensions.k8s.io", "customresourcedefinitions"):
                     self._crd_status(new)
                     new["status"]["conditions"] = old.get("status", {}).get("conditions", new["status"]["conditions"])
@@ -504,7 +592,8 @@ class Store:
         if new == old:
             return self._out(rt, old)
         md = new["metadata"]
-        if self._stripped(new) != self._stripped(old) or (not rt.status and new.get("status") != old.get("status")):
+        spec_changed = self._stripped(new) != self._stripped(old)
+        if _has_generation(rt) and (spec_changed or (not rt.status and new.get("status") != old.get("status"))):
             md["generation"] = int(old["metadata"].get("generation", 1)) + 1
         if dry_run:
             return self._out(rt, new)
@@ -518,11 +607,12 @@ class Store:
 
     def patch(self, rt: ResourceType, namespace: str | None, name: str, patch_type: str, patch: Any,
               subresource: str = "", manager: str | None = None, force: bool = False,
-              dry_run: bool = False) -> dict:
+              dry_run: bool = False, field_validation: str = "Warn", warnings: list[str] | None = None) -> dict:
         """PATCH with ``patch_type`` one of merge, json, strategic, apply. Apply creates when absent and
         needs ``manager``. Raises ApiError (400, 404, 409 conflicts, 415, 422)."""
         if patch_type == "apply":
-            return self._apply(rt, namespace, name, patch, subresource, manager, force, dry_run)
+            return self._apply(rt, namespace, name, patch, subresource, manager, force, dry_run,
+                               field_validation, warnings)
         with self.lock:
             ns = namespace or "" if rt.namespaced else ""
             old = self._objects.get(rt.key, {}).get((ns, name))
@@ -542,12 +632,17 @@ class Store:
                 else:
                     raise ApiError(415, "UnsupportedMediaType", f"unsupported patch type {patch_type!r}")
             except patching.PatchError as e:
-                raise ApiError(e.code, "Invalid" if e.code == 422 else "BadRequest", str(e)) from e
+                if e.code == 422:  # kube-apiserver's wording for a JSON patch that does not apply
+                    raise ApiError(422, "Invalid", "the server rejected our request due to an error in our "
+                                   "request", {}) from e
+                raise ApiError(e.code, "BadRequest", str(e)) from e
             if not isinstance(result, dict):
                 raise ApiError(422, "Invalid", "the patch did not produce an object")
-            return self.replace(rt, namespace, name, result, subresource, dry_run)
+            return self.replace(rt, namespace, name, result, subresource, dry_run,
+                                field_validation=field_validation, warnings=warnings)
 
-    def _apply(self, rt, namespace, name, applied, subresource, manager, force, dry_run) -> dict:
+    def _apply(self, rt, namespace, name, applied, subresource, manager, force, dry_run,
+               field_validation="Warn", warnings=None) -> dict:
         if not manager:
             raise ApiError(400, "BadRequest", "PATCH request for apply must set the fieldManager parameter")
         if not isinstance(applied, dict):
@@ -578,19 +673,21 @@ class Store:
                 raise not_found(rt, name)
             live = copy.deepcopy(old) if old else {"metadata": {}}
             try:
+                definition = None if rt.crd else schemas.definition_name(rt.group, rt.version, rt.kind)
                 result = patching.server_side_apply(live, cfg, manager, rt.api_version, force, now_rfc3339(),
-                                                    subresource)
+                                                    subresource,
+                                                    {"$ref": "#/$defs/" + definition} if definition else None)
             except patching.ApplyConflict as e:
                 raise ApiError(409, "Conflict", str(e), {
-                    **_details(rt, name),
-                    "causes": [{"type": "FieldManagerConflict", "message": f'conflict with "{m}" using {v}',
-                                "field": p} for m, v, p in e.conflicts]}) from e
+                    "causes": [{"reason": "FieldManagerConflict", "message": f'conflict with "{m}"',
+                                "field": p} for m, _v, p in e.conflicts]}) from e
             if old is None:
                 result["apiVersion"], result["kind"] = rt.api_version, rt.kind
                 result["metadata"]["name"] = name
                 if rt.namespaced:
                     result["metadata"]["namespace"] = namespace or ""
-                return self.create(rt, namespace, result, dry_run)
+                return self.create(rt, namespace, result, dry_run, field_validation=field_validation,
+                                   warnings=warnings)
             result["apiVersion"], result["kind"] = old["apiVersion"], old["kind"]
             for k in ("name", "namespace"):
                 if k in old["metadata"]:
@@ -601,7 +698,8 @@ class Store:
                     new["status"] = result["status"]
                 new["metadata"]["managedFields"] = result["metadata"]["managedFields"]
                 return self._commit(rt, old, new, dry_run)
-            return self.replace(rt, namespace, name, result, "", dry_run, check_rv=False)
+            return self.replace(rt, namespace, name, result, "", dry_run, check_rv=False,
+                                field_validation=field_validation, warnings=warnings)
 
     def delete(self, rt: ResourceType, namespace: str | None, name: str, dry_run: bool = False) -> dict:
         """Delete at once (finalizers are not honoured); a namespace takes its objects with it and a

@@ -173,7 +173,7 @@ class MemberClient:
         self.bucket.take()
         with self._lock:
             self.requests += 1
-            if method != "GET":
+            if method != "GET" and ("dryRun", "All") not in (query or []):
                 self.writes += 1
         try:
             resp = self.api.rest_client.pool_manager.request(

@@ -1,19 +1,25 @@
-"""Execution on one member: apply or delete every Work's manifest, then read the member copy back.
+"""Work execution and status collection on one member: read the member copies, apply or delete.
 
 The I/O shell of ``pkg/controllers/execution/execution_controller.go`` and
 ``pkg/controllers/status/work_status_controller.go`` (semantics §8, §9.5–§9.7); every decision is
 in ``karmactl/controllers/execution.py`` and ``work_status.py``.
 
-Per member, in one thread: member copies are read with one cluster-wide LIST per kind (not a GET per
-Work), Works are handled Namespaces first, then CRDs, then the rest, and a write is sent only when
-the member copy differs from what karmactl would apply. A transport failure stops the member's
-remaining Works (they keep their state and are retried next run); an API error fails only the Work
-it belongs to (``Applied`` False).
+Per member, in one thread:
+
+* :func:`observe_member` reads every member copy karmactl manages (one cluster-wide LIST per kind,
+  not a GET per Work) and records each applied Work's status and health as observed now;
+* :func:`act_member` applies or deletes each Work from those copies (Namespaces first, then CRDs,
+  then the rest); a write is sent only when the member copy differs from what karmactl would
+  apply, and each write's answer updates the copies.
+
+A transport failure stops the member's remaining Works (they keep their state and are retried
+next run); an API error fails only the Work it belongs to (``Applied`` False).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from karmactl.api import constants as C
 from karmactl.controllers import execution as X
 from karmactl.controllers import work_status
 from karmactl.members.clients import MemberApiError, MemberClient, MemberUnreachable
@@ -21,7 +27,7 @@ from karmactl.members.clients import MemberApiError, MemberClient, MemberUnreach
 
 @dataclass
 class MemberOutcome:
-    """What execution did on one member.
+    """What observing or executing did on one member.
 
     Attributes:
         works: Work key -> new Work (changed ones only), or None to drop it (member copy deleted).
@@ -29,6 +35,7 @@ class MemberOutcome:
         events: lines for ``report.events``.
         warnings: lines for ``report.warnings``.
         writes: POST/PUT/PATCH/DELETE requests sent.
+        changes: with ``dry_run``, what would be sent: ``{cluster, action, ref, current, desired}``.
     """
 
     works: dict = field(default_factory=dict)
@@ -36,22 +43,32 @@ class MemberOutcome:
     events: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
     writes: int = 0
+    changes: list = field(default_factory=list)
+
+
+UPDATE_ATTEMPTS = 3  # a replace that meets a stale resourceVersion is planned again from a fresh read
 
 
 def describe_manifest(manifest: dict) -> str:
+    """``Deployment default/nginx`` for a manifest."""
     md = manifest.get("metadata") or {}
     ns = md.get("namespace")
     return f"{manifest.get('kind')} {ns + '/' if ns else ''}{md.get('name')}"
 
 
-class _Member:
-    """Member copies read so far: one LIST per resource, kept up to date with our own writes."""
+class MemberCopies:
+    """The member copies read in this run: one LIST per resource, kept up to date with writes.
+
+    Args:
+        client: the member's client.
+    """
 
     def __init__(self, client: MemberClient):
         self.client = client
         self.index: dict = {}  # Resource.path() -> {(namespace, name): obj}
 
     def resource(self, manifest: dict):
+        """The member's REST resource for a manifest (raises MemberApiError 404 when not served)."""
         r = self.client.resource_for(manifest.get("apiVersion") or "", manifest.get("kind") or "")
         if r is None:
             raise MemberApiError(404, "NotFound", f'no matches for kind "{manifest.get("kind")}" in version '
@@ -59,6 +76,7 @@ class _Member:
         return r
 
     def objects(self, r) -> dict:
+        """Every object of resource ``r`` by (namespace, name), listed on first use."""
         key = r.path()
         if key not in self.index:
             data = self.client.call("GET", key) or {}
@@ -84,35 +102,66 @@ class _Member:
             items[k] = obj
 
 
-def execute_member(cluster: str, works: dict, client: MemberClient | None, ready: bool, reachable_error: str | None,
-                   now: str, interpreter, progress=None, verbose: int = 0) -> MemberOutcome:
-    """Execute every Work of one member.
+def _locate(manifest: dict) -> tuple[str, str]:
+    md = manifest.get("metadata") or {}
+    return md.get("namespace") or "", md.get("name") or ""
+
+
+def observe_member(works: dict, copies: MemberCopies, now: str, interpreter) -> MemberOutcome:
+    """Read the member copy of every Work and record its status as observed at ``now``.
+
+    Args:
+        works: Work key -> Work, all in one member's execution namespace.
+        copies: the member's copies (listed here, one LIST per kind, and kept for execution).
+        now: the observation time (``karmactl.io/observed-at`` when a status changes).
+        interpreter: the run's ``karmactl.interpreter.Interpreter`` (built from the snapshot).
+
+    Returns:
+        A :class:`MemberOutcome` whose ``works`` are the Works with a new observation. Only
+        applied Works are reflected (§9.7); a kind the member does not serve is left to execution.
+
+    Raises:
+        MemberUnreachable: the member stopped answering.
+    """
+    out = MemberOutcome()
+    for key, work in sorted(works.items()):
+        manifest = X.manifest_of(work)
+        if manifest is None or X.is_terminating(work):
+            continue
+        try:
+            r = copies.resource(manifest)
+            obj = copies.get(r, *_locate(manifest))
+        except MemberApiError:
+            continue
+        new = _collect(work, manifest, obj, interpreter, now)
+        if new is not work:
+            out.works[key] = new
+    return out
+
+
+def act_member(cluster: str, works: dict, copies: MemberCopies | None, ready: bool, reachable_error: str | None,
+               now: str, interpreter, progress=None, verbose: int = 0, dry_run: bool = False) -> MemberOutcome:
+    """Apply or delete every Work of one member, from the copies :func:`observe_member` read.
 
     Args:
         cluster: member name.
         works: Work key -> Work, all in ``karmada-es-<cluster>``.
-        client: the member's client, None when it could not be built.
+        copies: the member's copies, None when its client could not be built.
         ready: the Cluster's Ready condition (after thresholds) is True.
-        reachable_error: the probe's failure this run (the member is not contacted then), or None.
+        reachable_error: the member's failure this run (it is not contacted then), or None.
         now: the run's clock (condition times).
-        interpreter: ``karmactl.interpreter``.
+        interpreter: the run's ``karmactl.interpreter.Interpreter`` (built from the snapshot).
         progress: optional ``f(n)`` called as Works are done.
         verbose: add an event line per write when > 0.
+        dry_run: send nothing; ``changes`` lists what would be sent.
 
     Returns:
-        A :class:`MemberOutcome` (never raises for member failures).
+        A :class:`MemberOutcome` (never raises for member failures): Works with their ``Applied``
+        condition and version record, None for terminating Works whose copy is gone.
     """
     out = MemberOutcome()
-    current = dict(works)
-    for key, work in sorted(works.items()):
-        if not X.is_terminating(work):
-            new = X.with_dispatching(work, now)
-            if new is not work:
-                current[key] = out.works[key] = new
-            if X.is_suspended(work):
-                out.events.append(f"work {key[2]}/{key[3]}: dispatching suspended")
-    if client is None or reachable_error or not ready:
-        if reachable_error or client is None:
+    if copies is None or reachable_error or not ready:
+        if reachable_error or copies is None:
             out.error = reachable_error or "no client"
         elif works:
             # reachable but Ready not (yet) True: Karmada's "cluster(<name>) not ready", retried later
@@ -120,14 +169,13 @@ def execute_member(cluster: str, works: dict, client: MemberClient | None, ready
         if progress:
             progress(len(works))
         return out
-    member = _Member(client)
-    start_writes = client.writes
-    order = sorted(current, key=lambda k: (X.apply_order(X.manifest_of(current[k]) or {}), k))
+    start_writes = copies.client.writes
+    order = sorted(works, key=lambda k: (X.apply_order(X.manifest_of(works[k]) or {}), k))
     done = 0
     try:
         for key in order:
-            new = _execute_work(cluster, key, current[key], member, now, interpreter, out, verbose)
-            if new is not current[key]:
+            new = _execute_work(cluster, key, works[key], copies, now, interpreter, out, verbose, dry_run)
+            if new is not works[key]:
                 out.works[key] = new
             done += 1
             if progress:
@@ -136,101 +184,145 @@ def execute_member(cluster: str, works: dict, client: MemberClient | None, ready
         out.error = f"cluster is not reachable: {exc}"
         if progress:
             progress(len(order) - done)
-    out.writes = client.writes - start_writes
+    out.writes = copies.client.writes - start_writes
     return out
 
 
-def _execute_work(cluster: str, key, work: dict, member: _Member, now: str, interpreter, out: MemberOutcome,
-                  verbose: int):
+def _plan_change(out: MemberOutcome, cluster: str, action: str, manifest: dict, current, desired) -> None:
+    out.changes.append({"cluster": cluster, "action": action, "ref": describe_manifest(manifest),
+                        "current": current, "desired": desired})
+
+
+def _execute_work(cluster: str, key, work: dict, copies: MemberCopies, now: str, interpreter, out: MemberOutcome,
+                  verbose: int, dry_run: bool):
     """The Work after handling it (None when it was terminating and is done). Raises MemberUnreachable."""
     manifest = X.manifest_of(work)
     if manifest is None:
         return None if X.is_terminating(work) else work
-    md = manifest.get("metadata") or {}
-    ns, name = md.get("namespace") or "", md.get("name") or ""
+    ns, name = _locate(manifest)
     if X.is_terminating(work):
-        return _delete(cluster, key, work, manifest, member, out, verbose)
+        return _delete(cluster, key, work, manifest, copies, out, verbose, dry_run)
+    if X.is_suspended(work):
+        return work  # dispatching suspended (§8.3); status is still observed
     try:
-        r = member.resource(manifest)
-        obj = member.get(r, ns, name)
+        r = copies.resource(manifest)
+        obj = copies.get(r, ns, name)
     except MemberApiError as exc:
         return X.with_applied(work, 0, 1, [exc.message], now)
-    if X.is_suspended(work):
-        # status collection is not suspended (§8.3)
-        return _collect(work, manifest, obj, interpreter)
-    try:
-        plan = X.plan_apply(manifest, obj, cluster, interpreter.retain)
-    except interpreter.InterpreterError as exc:
-        return X.with_applied(work, 0, 1, [str(exc)], now)
-    if plan.action == "conflict":
-        return X.with_applied(work, 0, 1, [plan.error], now)
-    if plan.action in ("create", "update"):
+    recorded = ((work.get("metadata") or {}).get("annotations") or {}).get(C.APPLIED_VERSION_ANNOTATION)
+    for attempt in range(UPDATE_ATTEMPTS):
+        try:
+            plan = X.plan_apply(manifest, obj, cluster, interpreter.retain, recorded)
+        except interpreter.InterpreterError as exc:
+            return X.with_applied(work, 0, 1, [str(exc)], now)
+        if plan.action == "conflict":
+            return X.with_applied(work, 0, 1, [plan.error], now)
+        if plan.action == "skip":
+            break
+        if dry_run:
+            _plan_change(out, cluster, plan.action, manifest, obj, _server_dry_run(copies, r, ns, name, plan))
+            return work
         try:
             if r.namespaced and ns:
-                _ensure_namespace(member, ns, out, verbose, cluster)
-            query = [("fieldManager", X.FIELD_MANAGER)] + ([("force", "true")] if plan.force else [])
-            obj = member.client.call("PATCH", r.path(ns, name), plan.body, "application/apply-patch+yaml", query)
+                _ensure_namespace(copies, ns, out, verbose, cluster)
+            written = _write(copies, r, ns, name, plan)
         except MemberApiError as exc:
+            if exc.code == 409 and plan.action == "update" and attempt + 1 < UPDATE_ATTEMPTS:
+                # the member's controllers wrote meanwhile (a stale resourceVersion): read the
+                # copy again and plan from it, as client-go's RetryOnConflict
+                obj = copies.client.call("GET", r.path(ns, name), ok_missing=True)
+                if obj is not None:
+                    obj.setdefault("apiVersion", r.group_version)
+                    obj.setdefault("kind", r.kind)
+                copies.remember(r, ns, name, obj)
+                continue
             return X.with_applied(work, 0, 1, [exc.message], now)
+        obj = written
         obj.setdefault("apiVersion", r.group_version)
         obj.setdefault("kind", r.kind)
-        member.remember(r, ns, name, obj)
+        copies.remember(r, ns, name, obj)
         if verbose:
-            out.events.append(f"member {cluster}: {'created' if plan.action == 'create' else 'updated'} "
-                              f"{describe_manifest(manifest)}")
-    work = X.with_applied(work, 1, 1, [], now)
-    return _collect(work, manifest, obj, interpreter)
+            what = "created" if plan.action == "create" else f"updated ({plan.reason})"
+            out.events.append(f"member {cluster}: {what} {describe_manifest(manifest)}")
+        break
+    if obj is not None:
+        work = work_status.with_annotation(work, C.APPLIED_VERSION_ANNOTATION, X.object_version(obj))
+    return X.with_applied(work, 1, 1, [], now)
 
 
-def _collect(work: dict, manifest: dict, obj: dict | None, interpreter) -> dict:
+def _write(copies: MemberCopies, r, ns: str, name: str, plan, dry_run: bool = False) -> dict:
+    """Send a create (server-side apply) or an update (replace); with ``dry_run`` the member
+    answers what it would store (``dryRun=All``) and stores nothing."""
+    query = [("fieldManager", X.FIELD_MANAGER)] + ([("dryRun", "All")] if dry_run else [])
+    if plan.action == "create":
+        return copies.client.call("PATCH", r.path(ns, name), plan.body, "application/apply-patch+yaml",
+                                  query + [("force", "true")])
+    return copies.client.call("PUT", r.path(ns, name), plan.body, query=query)
+
+
+def _server_dry_run(copies: MemberCopies, r, ns: str, name: str, plan) -> dict:
+    """What the member would store for ``plan`` (its defaults filled in, as ``kubectl diff`` shows),
+    or the body karmactl would send when the member cannot answer (e.g. its namespace is missing)."""
+    try:
+        return _write(copies, r, ns, name, plan, dry_run=True)
+    except MemberApiError:
+        return plan.body
+
+
+def _collect(work: dict, manifest: dict, obj: dict | None, interpreter, now: str) -> dict:
     """Reflect the member copy into ``manifestStatuses`` (only for applied Works, §9.7)."""
     from karmactl.api.objects import get_condition
 
-    applied = get_condition(work, "Applied")
+    applied = get_condition(work, C.COND_APPLIED)
     if obj is None or applied is None or applied.get("status") != "True":
         return work
-    return work_status.with_manifest_status(work, work_status.manifest_status(manifest, obj, interpreter))
+    return work_status.with_observation(work, work_status.manifest_status(manifest, obj, interpreter), now)
 
 
-def _ensure_namespace(member: _Member, ns: str, out: MemberOutcome, verbose: int, cluster: str) -> None:
+def _ensure_namespace(copies: MemberCopies, ns: str, out: MemberOutcome, verbose: int, cluster: str) -> None:
     """Create a missing namespace before a namespaced object goes into it."""
     ns_manifest = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}
-    r = member.resource(ns_manifest)
-    if member.get(r, "", ns) is not None:
+    r = copies.resource(ns_manifest)
+    if copies.get(r, "", ns) is not None:
         return
-    status, data = member.client.request("POST", r.path(), ns_manifest)
+    status, data = copies.client.request("POST", r.path(), ns_manifest)
     if status == 409:  # created meanwhile
-        data = member.client.call("GET", r.path(None, ns))
+        data = copies.client.call("GET", r.path(None, ns))
     elif not 200 <= status < 300:
         msg = data.get("message") if isinstance(data, dict) else str(data)
         raise MemberApiError(status, "", f"failed to create namespace {ns}: {msg}")
-    member.remember(r, "", ns, data)
+    copies.remember(r, "", ns, data)
     if verbose:
         out.events.append(f"member {cluster}: created Namespace {ns}")
 
 
-def _delete(cluster: str, key, work: dict, manifest: dict, member: _Member, out: MemberOutcome, verbose: int):
+def _delete(cluster: str, key, work: dict, manifest: dict, copies: MemberCopies, out: MemberOutcome, verbose: int,
+            dry_run: bool):
     """Delete (or, with preserveResourcesOnDeletion, hand over) the member copy; None when done.
 
     A failing API call keeps the Work terminating (retried next run) and is reported.
     """
-    md = manifest.get("metadata") or {}
-    ns, name = md.get("namespace") or "", md.get("name") or ""
+    ns, name = _locate(manifest)
     try:
-        r = member.resource(manifest)
-        obj = member.get(r, ns, name)
+        r = copies.resource(manifest)
+        obj = copies.get(r, ns, name)
         if obj is None:
             return None
-        if (work.get("spec") or {}).get("preserveResourcesOnDeletion"):
+        preserve = bool((work.get("spec") or {}).get("preserveResourcesOnDeletion"))
+        if dry_run:
+            if not preserve and X.is_managed(obj):
+                _plan_change(out, cluster, "delete", manifest, obj, None)
+            return work
+        if preserve:
             patch = X.strip_patch(obj)
             if patch is not None:
-                member.client.call("PATCH", r.path(ns, name), patch, "application/merge-patch+json")
+                copies.client.call("PATCH", r.path(ns, name), patch, "application/merge-patch+json")
                 if verbose:
                     out.events.append(f"member {cluster}: released {describe_manifest(manifest)}")
         elif X.is_managed(obj):
-            member.client.call("DELETE", r.path(ns, name), {"propagationPolicy": "Background"},
+            copies.client.call("DELETE", r.path(ns, name), {"propagationPolicy": "Background"},
                                query=[("propagationPolicy", "Background")], ok_missing=True)
-            member.remember(r, ns, name, None)
+            copies.remember(r, ns, name, None)
             if verbose:
                 out.events.append(f"member {cluster}: deleted {describe_manifest(manifest)}")
     except MemberApiError as exc:
@@ -240,4 +332,4 @@ def _delete(cluster: str, key, work: dict, manifest: dict, member: _Member, out:
     return None
 
 
-__all__ = ["MemberOutcome", "execute_member"]
+__all__ = ["MemberCopies", "MemberOutcome", "act_member", "describe_manifest", "observe_member"]

@@ -1,7 +1,10 @@
-"""The member-cluster layer one run uses: probe every member, then execute every Work.
+"""The member-cluster layer of online runs: probe, observe and act on every member.
 
-``karmactl.reconcile.run`` calls :meth:`MemberLayer.probe` before the control plane runs (Cluster
-status) and :meth:`MemberLayer.execute` after it (apply/delete Works, collect their status). Members
+It implements ``karmactl.reconcile.Members``: ``karmactl.reconcile.run`` calls :meth:`MemberLayer.probe`
+(Cluster status and condition detection) and :meth:`MemberLayer.observe` (the status of every
+member copy) before the control plane decides, :meth:`MemberLayer.act` after it (apply/delete
+Works), then :meth:`MemberLayer.observe` again so the status it writes is what the members showed
+after this run's own changes. Members
 are served concurrently (at most ``concurrency`` at a time); each member gets its own client with a
 per-request timeout and a rate limit, so a down or hanging member costs one timeout and never stops
 the run: its failure lands in ``report.member_errors``.
@@ -76,6 +79,8 @@ class MemberLayer:
         self.environ = os.environ if environ is None else environ
         self._clients: dict = {}
         self._probes: dict = {}
+        self._copies: dict = {}
+        self._observed: frozenset | None = None
         self._knobs = Knobs()
 
     @classmethod
@@ -131,7 +136,7 @@ class MemberLayer:
         for client, _ in self._clients.values():
             if client is not None:
                 client.close()
-        self._clients, self._probes = {}, {}
+        self._clients, self._probes, self._copies, self._observed = {}, {}, {}, None
         try:
             data = Settings.from_snapshot(snap).extra
         except ValueError:
@@ -178,28 +183,20 @@ class MemberLayer:
                                                 settings.success_threshold, settings.failure_threshold))
             if result.error:
                 report.member_errors[key[3]] = result.error
-        return out
+        # cluster condition detection for Remedy (karmactl/members/detection.py)
+        from karmactl.members.detection import detect_conditions
+        return detect_conditions(out, now, report, self.client_for, self.state_dir)
 
-    # ---------------------------------------------------------------------------------- execute
+    # ---------------------------------------------------------------------------------- observe / act
 
-    def execute(self, snap: Snapshot, now: str, report) -> Snapshot:
-        """Apply/delete every Work on its member and collect status (§8, §9.5–§9.7).
-
-        Returns a new snapshot: Works with ``Dispatching``/``Applied`` conditions and
-        ``manifestStatuses``, terminating Works dropped once their member copy is gone. Terminating
-        Works of a member that is not Ready stay; those of a Cluster that no longer exists are
-        dropped (nothing is left to reach).
-        """
-        from karmactl import interpreter
+    def _works_by_cluster(self, snap: Snapshot, out: Snapshot) -> tuple[dict, dict]:
+        """(Cluster name -> Cluster as seen by the control plane, name -> {Work key: Work}).
+        Terminating Works of a Cluster that no longer exists are dropped from ``out``."""
         from karmactl.controllers.names import cluster_of_execution_namespace
         from karmactl.controllers.templates import merged_view
-        from karmactl.members.executing import execute_member
 
-        if not self._probes and not self._clients:
-            self._reset(snap)
         clusters = {k[3]: merged_view(snap.user[k], snap.overlays.get(k)) for k in snap.keys_of_kind(*CLUSTER)}
         by_cluster: dict = {}
-        out = snap.copy_computed()
         for wkey, work in snap.works.items():
             name = cluster_of_execution_namespace(wkey[2])
             if name is None:
@@ -209,28 +206,19 @@ class MemberLayer:
                     out.set_work(wkey, None)
                 continue
             by_cluster.setdefault(name, {})[wkey] = work
-        names = sorted(by_cluster)
-        total = sum(len(v) for v in by_cluster.values())
-        bar = _Progress(total) if self.progress and total else None
+        return clusters, by_cluster
 
-        def one(name):
-            cluster = clusters[name]
-            ready = any(c.get("type") == C.COND_READY and c.get("status") == "True"
-                        for c in (cluster.get("status") or {}).get("conditions") or [])
-            probe = self._probes.get(name)
-            client, error = self._client(cluster)
-            reach_error = (probe.error if probe is not None and not probe.healthy else None) or \
-                (f"failed to create a ClusterClient: {error}" if client is None else None)
-            return execute_member(name, by_cluster[name], client, ready, reach_error, now, interpreter,
-                                  bar.advance if bar else None, self.verbose)
+    def _reach_error(self, cluster: dict) -> str | None:
+        """Why this run does not talk to the member (its probe failed, or no client), else None."""
+        name = cluster["metadata"]["name"]
+        probe = self._probes.get(name)
+        client, error = self._client(cluster)
+        if probe is not None and not probe.healthy:
+            return probe.error or "cluster is not reachable"
+        return f"failed to create a ClusterClient: {error}" if client is None else None
 
-        try:
-            with self._pool(len(names)) as pool:
-                outcomes = dict(zip(names, pool.map(one, names)))
-        finally:
-            if bar:
-                bar.close()
-        for name in names:
+    def _merge(self, out: Snapshot, outcomes: dict, report) -> None:
+        for name in sorted(outcomes):
             oc = outcomes[name]
             for wkey, new in sorted(oc.works.items()):
                 out.set_work(wkey, new)
@@ -242,6 +230,91 @@ class MemberLayer:
                     report.warnings.append(line)
             if oc.error and name not in report.member_errors:
                 report.member_errors[name] = oc.error
+            report.member_writes += oc.writes
+            report.member_changes.extend(oc.changes)
+
+    def observe(self, snap: Snapshot, now: str, report) -> Snapshot:
+        """Read every member copy of every Work and record its status as observed at ``now``
+        (``pkg/controllers/status/work_status_controller.go``, §9.7).
+
+        Members whose probe failed this run are not read, and are not in
+        :meth:`observed_clusters`: what their Works say is from an earlier run. Returns a new
+        snapshot; the copies read are kept for :meth:`act` in this run.
+        """
+        from karmactl.interpreter import Interpreter
+        from karmactl.members.clients import MemberUnreachable
+        from karmactl.members.executing import MemberCopies, MemberOutcome, observe_member
+
+        if not self._probes and not self._clients:
+            self._reset(snap)
+        out = snap.copy_computed()
+        interpreter = Interpreter.for_snapshot(snap, now)
+        clusters, by_cluster = self._works_by_cluster(snap, out)
+        names = [n for n in sorted(by_cluster) if self._reach_error(clusters[n]) is None]
+
+        def one(name):
+            copies = MemberCopies(self._client(clusters[name])[0])
+            try:
+                oc = observe_member(by_cluster[name], copies, now, interpreter)
+            except MemberUnreachable as exc:
+                self._copies.pop(name, None)
+                return MemberOutcome(error=f"cluster is not reachable: {exc}")
+            self._copies[name] = copies
+            return oc
+
+        self._copies = {}
+        with self._pool(len(names)) as pool:
+            outcomes = dict(zip(names, pool.map(one, names)))
+        self._observed = frozenset(n for n in names if n in self._copies) | frozenset(
+            n for n in clusters if n not in by_cluster and self._reach_error(clusters[n]) is None)
+        self._merge(out, outcomes, report)
+        _warn_failures(interpreter, report)
+        return out
+
+    def observed_clusters(self) -> frozenset | None:
+        """The members whose workloads the last :meth:`observe` read (its status is of this run)."""
+        return self._observed
+
+    def act(self, snap: Snapshot, now: str, report, dry_run: bool = False) -> Snapshot:
+        """Apply or delete every Work on its member (§8, §9.5–§9.6), from the copies the last
+        :meth:`observe` read. Returns a new snapshot: Works with their ``Applied`` condition and
+        version record, terminating Works dropped once their member copy is gone. Terminating Works
+        of a member that is not Ready stay; those of a Cluster that no longer exists are dropped.
+
+        With ``dry_run`` nothing is sent and ``report.member_changes`` lists what would be.
+        """
+        from karmactl.interpreter import Interpreter
+        from karmactl.members.executing import MemberCopies, act_member
+
+        if not self._probes and not self._clients:
+            self._reset(snap)
+        out = snap.copy_computed()
+        interpreter = Interpreter.for_snapshot(snap, now)
+        clusters, by_cluster = self._works_by_cluster(snap, out)
+        names = sorted(by_cluster)
+        total = sum(len(v) for v in by_cluster.values())
+        bar = _Progress(total) if self.progress and total and not dry_run else None
+
+        def one(name):
+            cluster = clusters[name]
+            ready = any(c.get("type") == C.COND_READY and c.get("status") == "True"
+                        for c in (cluster.get("status") or {}).get("conditions") or [])
+            reach_error = self._reach_error(cluster)
+            copies = self._copies.get(name)
+            if copies is None and reach_error is None:
+                copies = MemberCopies(self._client(cluster)[0])
+            return act_member(name, by_cluster[name], copies, ready, reach_error, now, interpreter,
+                              bar.advance if bar else None, self.verbose, dry_run)
+
+        try:
+            with self._pool(len(names)) as pool:
+                outcomes = dict(zip(names, pool.map(one, names)))
+        finally:
+            if bar:
+                bar.close()
+        self._copies = {}  # written to: the next observe lists again
+        self._merge(out, outcomes, report)
+        _warn_failures(interpreter, report)
         return out
 
     def close(self) -> None:
@@ -275,3 +348,10 @@ class _Progress:
 
 
 __all__ = ["Knobs", "MemberLayer", "knobs_of"]
+
+
+def _warn_failures(interpreter, report) -> None:
+    """Customization scripts that failed on a member object, as run warnings (named, once)."""
+    for line in interpreter.failures:
+        if not any(line in w for w in report.warnings):
+            report.warnings.append(line)

@@ -4,7 +4,7 @@ Pure functions: given a manifest, the target Cluster and the policies, return th
 manifest and what was applied (``pkg/util/overridemanager/``).
 """
 from .image import ImageComponents, ImageError, override_image, parse_image
-from .manager import OverrideError, OverrideResult, apply_overrides, policy_priority, selector_priority
+from .manager import OverrideError, OverrideResult, apply_overrides
 from .overriders import OverriderError, apply_overriders
 
 __all__ = [
@@ -17,6 +17,4 @@ __all__ = [
     "apply_overrides",
     "override_image",
     "parse_image",
-    "policy_priority",
-    "selector_priority",
 ]

@@ -9,14 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from karmactl.api.objects import deepcopy
-from karmactl.api.selectors import cluster_affinity_matches, label_selector_matches
+from karmactl.api.selectors import PRIORITY_MISMATCH, cluster_affinity_matches, policy_priority
 
 from .overriders import OverriderError, apply_overriders
 
-PRIORITY_MISMATCH = 0
-PRIORITY_MATCH_ALL = 1
-PRIORITY_LABEL_SELECTOR = 2
-PRIORITY_NAME = 3
 
 # Key order of policyv1alpha1.Overriders, used when recording what was applied.
 _OVERRIDER_FIELDS = ("plaintext", "imageOverrider", "commandOverrider", "argsOverrider", "labelsOverrider",
@@ -48,46 +44,6 @@ class OverrideResult:
     applied_cluster_overrides: list[dict] = field(default_factory=list)
 
 
-def _labels_match(selector, labels) -> bool:
-    # LabelSelectorAsSelector rejects unknown operators and malformed requirements; an invalid
-    # selector matches nothing.
-    for expr in (selector or {}).get("matchExpressions") or []:
-        op = expr.get("operator")
-        values = expr.get("values") or []
-        if op in ("In", "NotIn") and not values:
-            return False
-        if op in ("Exists", "DoesNotExist") and values:
-            return False
-        if op not in ("In", "NotIn", "Exists", "DoesNotExist"):
-            return False
-    return label_selector_matches(selector, labels)
-
-
-def selector_priority(resource: dict, selector: dict) -> int:
-    """Implicit priority of one ResourceSelector for ``resource`` (§2.2): 3 name, 2 labels, 1 all, 0 none."""
-    md = resource.get("metadata") or {}
-    if (resource.get("apiVersion") != selector.get("apiVersion")
-            or resource.get("kind") != selector.get("kind")):
-        return PRIORITY_MISMATCH
-    if selector.get("namespace") and (md.get("namespace") or "") != selector["namespace"]:
-        return PRIORITY_MISMATCH
-    if selector.get("name"):
-        return PRIORITY_NAME if selector["name"] == md.get("name") else PRIORITY_MISMATCH
-    if selector.get("labelSelector") is None:
-        return PRIORITY_MATCH_ALL
-    if _labels_match(selector["labelSelector"], md.get("labels") or {}):
-        return PRIORITY_LABEL_SELECTOR
-    return PRIORITY_MISMATCH
-
-
-def policy_priority(resource: dict, policy: dict) -> int:
-    """Implicit priority of a whole policy: the best selector; no selectors at all counts as match-all."""
-    selectors = (policy.get("spec") or {}).get("resourceSelectors") or []
-    if not selectors:
-        return PRIORITY_MATCH_ALL
-    return max(selector_priority(resource, s) for s in selectors)
-
-
 def _rules(policy: dict) -> list[dict]:
     spec = policy.get("spec") or {}
     rules = spec.get("overrideRules") or []
@@ -103,7 +59,7 @@ def _record(overriders: dict) -> dict:
 
 
 def _apply_group(manifest: dict, cluster: dict, policies: list[dict], kind: str) -> tuple[dict, list[dict]]:
-    matching = [(policy_priority(manifest, p), (p.get("metadata") or {}).get("name", ""), p) for p in policies]
+    matching = [(policy_priority(p, manifest, empty_matches_all=True), (p.get("metadata") or {}).get("name", ""), p) for p in policies]
     matching = [m for m in matching if m[0] > PRIORITY_MISMATCH]
     # More specific and alphabetically later policies go last, so they win on conflicts.
     matching.sort(key=lambda m: (m[0], m[1]))

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from karmactl.api.kinds import KindInfo, KindRegistry, group_of
+from karmactl.api.objects import describe_key
 from karmactl.api.snapshot import Snapshot
 from karmactl.store import yamlio
 from karmactl.store.fsio import TreeWriter, ensure_runtime_dir, write_atomic
@@ -79,12 +80,6 @@ def key_of(obj: dict) -> Key:
     """(group, kind, namespace, name) of an object dict."""
     m = obj.get("metadata") or {}
     return (group_of(obj.get("apiVersion", "")), obj.get("kind", ""), m.get("namespace") or "", m.get("name", ""))
-
-
-def describe_key(key: Key) -> str:
-    """``Deployment default/nginx`` / ``Cluster member1``."""
-    _, kind, ns, name = key
-    return f"{kind} {ns}/{name}" if ns else f"{kind} {name}"
 
 
 @dataclass
@@ -136,7 +131,9 @@ class StateStore:
         base = self.root / COMPUTED_DIR
         out: list[Path] = []
         if base.is_dir():
-            for dirpath, _dirs, files in os.walk(base):
+            for dirpath, dirs, files in os.walk(base):
+                if dirpath == str(base) and "events" in dirs:
+                    dirs.remove("events")  # Events are history, not input (karmactl/store/events.py)
                 out.extend(Path(dirpath) / f for f in files if f.endswith(".json") and not f.startswith("."))
         out.sort()
         return out
@@ -390,8 +387,11 @@ class StateStore:
                     changes.append((index, key, "write", rel))
         return changes
 
-    def write_changes(self, before: Snapshot, after: Snapshot) -> list[tuple[str, str]]:
+    def write_changes(self, before: Snapshot, after: Snapshot, extra=None) -> list[tuple[str, str]]:
         """Write every computed object or overlay that differs between ``before`` and ``after``.
+
+        ``extra``, if given, is ``f(writer) -> [(index, key, action, path)]`` staging more files
+        in the same batch (the run's Events, ``karmactl/store/events.py``).
 
         The whole batch lands together (:class:`~karmactl.store.fsio.TreeWriter`): if any write
         fails, nothing is changed. Returns ``[(action, relative_path)]`` with action ``write`` or
@@ -404,6 +404,8 @@ class StateStore:
         writer = self.new_writer()
         try:
             changes = self.stage_changes(before, after, writer)
+            if extra is not None:
+                changes += extra(writer)
         except BaseException:
             writer.abort()
             raise
@@ -412,7 +414,7 @@ class StateStore:
 
 
 def change_list(staged: list[tuple]) -> list[tuple[str, str]]:
-    """``[(action, path)]`` in report order (bindings, Works, overlays; each by key) from
+    """``[(action, path)]`` in report order (bindings, Works, overlays, Events; each by key) from
     :meth:`StateStore.stage_changes` results."""
     return [(action, rel) for _i, _k, action, rel in sorted(staged, key=lambda c: (c[0], c[1]))]
 

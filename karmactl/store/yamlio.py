@@ -76,9 +76,10 @@ def load_all(text: str) -> list[tuple[object, int]]:
     return out
 
 
-def dump(obj) -> str:
-    """Serialize one object as block-style YAML, keys in insertion order (callers build them stably)."""
-    return yaml.dump(obj, Dumper=_Dumper, sort_keys=False, default_flow_style=False,
+def dump(obj, sort_keys: bool = False) -> str:
+    """Serialize one object as block-style YAML, keys in insertion order (callers build them
+    stably) or, with ``sort_keys``, sorted at every level (as kubectl renders objects it diffs)."""
+    return yaml.dump(obj, Dumper=_Dumper, sort_keys=sort_keys, default_flow_style=False,
                      allow_unicode=True, width=4096)
 
 

@@ -5,7 +5,6 @@ Every member started here is stopped by a finalizer, background processes includ
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -69,21 +68,18 @@ def members(tmp_path, cli):
 
 
 def _kill_local_members(state: Path) -> None:
-    """Finalizer for tests that run ``local-up``: local-down, then SIGKILL whatever is left."""
-    from karmactl.cli.context import Context
-    from karmactl.cli.members_cmds import local_down, members_root
+    """Finalizer for tests that run ``local-up``: local-down, then SIGKILL whatever is left (an
+    emulator, or a real member's kube-apiserver, etcd and status writer)."""
+    from karmactl.emulator.local import local_down, member_pids
 
     try:
-        local_down(Context(state=state))
-    finally:
-        root = members_root(state)
-        for d in root.glob("*") if root.is_dir() else []:
-            for f in ("server.json",):
-                try:
-                    pid = int(json.loads((d / f).read_text())["pid"])
-                    os.kill(pid, signal.SIGKILL)
-                except (OSError, ValueError, KeyError):
-                    pass
+        local_down(state)
+    finally:  # server.json files left mean local_down failed before stopping those members
+        for pid in [p for ps in member_pids(state).values() for p in ps]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import socket
 
 import yaml
 
-from karmactl.cli.members_cmds import _pid_alive, members_root
+from karmactl.emulator.local import members_root, pid_alive
 
 from .conftest import MANIFESTS, binding_ready
 
@@ -64,7 +64,7 @@ def test_demo_propagates_nginx_then_local_down_stops_members(local_state, cli, k
     code, out, err = cli("local-down")
     assert code == 0, err
     assert out.split() == ["member1", "stopped", "member2", "stopped", "member3", "stopped"]
-    assert not any(_pid_alive(p) for p in before.values())
+    assert not any(pid_alive(p) for p in before.values())
     assert "nginx" in (members_root(local_state) / "member2" / "objects.json").read_text()
     assert not (members_root(local_state) / "member2" / "server.json").exists()
 
@@ -96,7 +96,7 @@ def test_local_up_restarts_with_kept_data_and_purge(local_state, cli, kubectl):
 
     code, out, err = cli("local-down", "--purge")
     assert code == 0, err
-    assert not any(_pid_alive(p) for p in pids.values())
+    assert not any(pid_alive(p) for p in pids.values())
     assert not members_root(local_state).exists()
     # the Cluster files stay (unjoin --force removes them)
     assert (local_state / "clusters" / "member1.yaml").is_file()

@@ -115,7 +115,7 @@ def test_patch_types(dyn):
     out = api.patch(name="web", namespace="default", body=patch,
                     content_type="application/strategic-merge-patch+json").to_dict()
     cs = {c["name"]: c for c in out["spec"]["template"]["spec"]["containers"]}
-    assert cs["app"]["image"] == "nginx:2" and cs["app"]["ports"] == [{"containerPort": 80}] and "side" in cs
+    assert cs["app"]["image"] == "nginx:2" and cs["app"]["ports"] == [{"containerPort": 80, "protocol": "TCP"}] and "side" in cs
     rv = out["metadata"]["resourceVersion"]
     # a patch that changes nothing keeps the resourceVersion
     again = api.patch(name="web", namespace="default", body={"spec": {"replicas": 1}},
@@ -147,7 +147,7 @@ def test_server_side_apply(dyn):
         api.server_side_apply(body=other, namespace="default", field_manager="b")
     status = json.loads(e.value.body)
     assert status["reason"] == "Conflict" and 'conflict with "a"' in status["message"]
-    assert status["details"]["causes"] == [{"type": "FieldManagerConflict", "message": 'conflict with "a" using apps/v1',
+    assert status["details"]["causes"] == [{"reason": "FieldManagerConflict", "message": 'conflict with "a"',
                                             "field": ".spec.replicas"}]
     forced = api.server_side_apply(body=other, namespace="default", field_manager="b", force_conflicts=True).to_dict()
     assert forced["spec"]["replicas"] == 7

@@ -34,7 +34,8 @@ def test_strategic_merge_by_keys_and_directives():
     out = patching.strategic_merge(pod, patch)
     assert [c["name"] for c in out["spec"]["containers"]] == ["b", "a", "c"]
     a = out["spec"]["containers"][1]
-    assert a["image"] == "x2" and a["ports"] == [{"containerPort": 80}, {"containerPort": 81}]
+    # without $setElementOrder, items new to the list come first (as kube-apiserver orders them)
+    assert a["image"] == "x2" and a["ports"] == [{"containerPort": 81}, {"containerPort": 80}]
     assert out["spec"]["tolerations"] == [{"key": "j"}]  # no merge key: replaced
     out = patching.strategic_merge(out, {"spec": {"containers": [{"name": "c", "$patch": "delete"}]}})
     assert [c["name"] for c in out["spec"]["containers"]] == ["b", "a"]

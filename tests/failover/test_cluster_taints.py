@@ -175,7 +175,7 @@ def test_step_with_cluster_failover_off_adds_no_execute_never():
 
 
 def test_merged_view_shows_user_then_controller_taints():
-    from karmactl.reconcile import clusters_of
+    from karmactl.controllers.cluster_status import clusters_of
 
     snap = snapshot(clusters=[cluster("member1", status=ready("False"), taints=[taint(US, NS)])])
     ct.step(snap, snap, at(60), ctx())

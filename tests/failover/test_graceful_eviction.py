@@ -101,6 +101,18 @@ def test_step_reads_fresh_health_from_works_not_the_stale_aggregated_status():
     assert ge.step(snap, snap, at(30), ctx()) is False
 
 
+def test_online_only_substitutes_observed_in_this_run_count_as_healthy():
+    snap = snapshot(bindings=[binding(clusters=[("member2", 3)], tasks=[task()])])
+    snap.works.update([work("member2", "Healthy")])
+    c = ctx()
+    c.observed = frozenset({"member1"})  # member2 could not be read: its Healthy is from an earlier run
+    assert ge.step(snap, snap, at(30), c) is False
+    c.observed = frozenset({"member1", "member2"})
+    assert ge.step(snap, snap, at(30), c) is True
+    assert "gracefulEvictionTasks" not in snap.bindings[("work.karmada.io", "ResourceBinding", "default",
+                                                         "nginx-deployment")]["spec"]
+
+
 def test_never_task_kept_until_released():
     snap = snapshot(bindings=[binding(clusters=[("member2", 3)], tasks=[task(suppressDeletion=True)],
                                       aggregated=[("member2", "Healthy")])])

@@ -62,7 +62,9 @@ class Members:
             srv.clear_request_log()
 
     def writes(self) -> dict:
-        return {n: [f"{e['method']} {e['path']}" for e in s.request_log if e["method"] in ("POST", "PUT", "PATCH", "DELETE")]
+        """Requests that change a member (a server-side dry run changes nothing), per member."""
+        return {n: [f"{e['method']} {e['path']}" for e in s.request_log if e["method"] in ("POST", "PUT", "PATCH", "DELETE")
+                    and "dryRun=All" not in (e.get("query") or "")]
                 for n, s in self.servers.items()}
 
     def deploy(self, name: str, obj: str = "nginx", ns: str = "default") -> dict | None:
@@ -83,6 +85,15 @@ def members(tmp_path, state, monkeypatch):
         m.start(name)
     yield m
     m.close()
+
+
+def someone_elses_nginx(member) -> None:
+    """A Deployment ``default/nginx`` on ``member`` that Karmada does not manage (a conflict)."""
+    member.store.create(member._type("apps/v1", "Deployment"), "default", {
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "nginx", "namespace": "default", "labels": {"owner": "someone"}},
+        "spec": {"replicas": 7, "selector": {"matchLabels": {"app": "x"}},
+                 "template": {"metadata": {"labels": {"app": "x"}}, "spec": {"containers": [{"name": "x", "image": "x"}]}}}})
 
 
 def nginx(state: Path, replicas: int = 3, annotations: str = "") -> None:

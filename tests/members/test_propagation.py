@@ -5,7 +5,7 @@ import yaml
 
 from tests.conftest import write
 
-from .conftest import at, computed, condition, files, kubectl, nginx, policy, reconcile, settle, work
+from .conftest import at, computed, condition, files, kubectl, nginx, policy, reconcile, settle, someone_elses_nginx, work
 
 CONFLICT_MSG = ("Failed to apply all manifests (0/1): resource(kind=Deployment, default/nginx) already exists in the "
                 "cluster member1 and the work.karmada.io/conflict-resolution strategy value is empty, Karmada will "
@@ -90,7 +90,7 @@ def test_second_run_sends_no_write_and_changes_no_file(cli, state, members):
     reconcile(cli, 30)
     assert members.deploy("member1")["spec"]["replicas"] == 2
     assert members.deploy("member2")["spec"]["replicas"] == 4
-    assert [w.split()[0] for w in members.writes()["member2"]] == ["PATCH"]
+    assert [w.split()[0] for w in members.writes()["member2"]] == ["PUT"]  # a replace, as Karmada updates
     members["member1"].store.delete(members["member1"]._type("apps/v1", "Deployment"), "default", "nginx")
     reconcile(cli, 40)
     assert members.deploy("member1")["spec"]["replicas"] == 2
@@ -98,12 +98,7 @@ def test_second_run_sends_no_write_and_changes_no_file(cli, state, members):
 
 def test_conflict_abort_then_overwrite(cli, state, members):
     member1 = members["member1"]
-    rt = member1._type("apps/v1", "Deployment")
-    member1.store.create(rt, "default", {
-        "apiVersion": "apps/v1", "kind": "Deployment",
-        "metadata": {"name": "nginx", "namespace": "default", "labels": {"owner": "someone"}},
-        "spec": {"replicas": 7, "selector": {"matchLabels": {"app": "x"}},
-                 "template": {"metadata": {"labels": {"app": "x"}}, "spec": {"containers": [{"name": "x", "image": "x"}]}}}})
+    someone_elses_nginx(member1)
     nginx(state)
     policy(state)
     reconcile(cli)

@@ -50,23 +50,36 @@ def _member(manifest, managed=True, **md):
     return obj
 
 
-@pytest.mark.parametrize("case,member,manifest,action,force", [
-    ("absent", None, _manifest(), "create", False),
-    ("unchanged", _member(_manifest()), _manifest(), "skip", False),
-    ("changed", _member(_manifest()), _manifest(replicas=2), "update", True),
-    ("not managed, abort", _member(_manifest(), managed=False), _manifest(), "conflict", False),
-    ("not managed, overwrite", _member(_manifest(overwrite=True), managed=False), _manifest(overwrite=True),
-     "update", True),
+@pytest.mark.parametrize("case,member,manifest,recorded,action,reason", [
+    ("absent", None, _manifest(), None, "create", ""),
+    ("unchanged", _member(_manifest()), _manifest(), None, "skip", ""),
+    ("unchanged, version recorded", _member(_manifest(), generation=3), _manifest(), "gen:3", "skip", ""),
+    ("changed", _member(_manifest()), _manifest(replicas=2), None, "update", "manifest changed"),
+    ("edited on the member", _member(_manifest(), generation=4), _manifest(), "gen:3", "update", "member copy changed"),
+    ("not managed, abort", _member(_manifest(), managed=False), _manifest(), None, "conflict", ""),
+    ("not managed, overwrite", _member(_manifest(overwrite=True), managed=False), _manifest(overwrite=True), None,
+     "update", "manifest changed"),
 ], ids=lambda v: v if isinstance(v, str) else None)
-def test_plan_apply(case, member, manifest, action, force):
-    plan = X.plan_apply(manifest, member, "member1", interpreter.retain)
-    assert (plan.action, plan.force) == (action, force)
-    if action in ("create", "update"):
+def test_plan_apply(case, member, manifest, recorded, action, reason):
+    plan = X.plan_apply(manifest, member, "member1", interpreter.retain, recorded)
+    assert (plan.action, plan.reason) == (action, reason)
+    if action == "create":
+        assert "resourceVersion" not in plan.body["metadata"]
+    if action == "update":
         md = plan.body["metadata"]
-        assert "resourceVersion" not in md and "other" not in md.get("labels", {})
-        assert md["annotations"][X.APPLIED_HASH_ANNOTATION] == X.manifest_hash(manifest)
+        # a replace of the member copy: its resourceVersion, member-side labels kept (retain), and
+        # only the manifest's spec (the member's strategy, a server default here, is not sent)
+        assert md["resourceVersion"] == "7" and md["labels"]["other"] == "x"
+        assert plan.body["spec"] == manifest["spec"] and plan.body["status"] == member["status"]
+    if action in ("create", "update"):
+        assert plan.body["metadata"]["annotations"][X.APPLIED_HASH_ANNOTATION] == X.manifest_hash(manifest)
     if action == "conflict":
         assert plan.error.startswith("resource(kind=Deployment, default/web) already exists in the cluster member1")
+
+
+def test_object_version_is_generation_else_resource_version():
+    assert X.object_version({"metadata": {"generation": 2, "resourceVersion": "9"}}) == "gen:2"
+    assert X.object_version({"metadata": {"resourceVersion": "9"}}) == "rv:9"
 
 
 def test_applied_hash_catches_a_dropped_field():

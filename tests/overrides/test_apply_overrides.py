@@ -1,7 +1,8 @@
 """Policy selection, ordering and the applied-overrides lists (semantics §2.2, §9.3)."""
 import pytest
 
-from karmactl.overrides import OverrideError, apply_overrides, policy_priority, selector_priority
+from karmactl.api.selectors import policy_priority, selector_priority
+from karmactl.overrides import OverrideError, apply_overrides
 
 
 def cluster(name, labels=None, **spec):
@@ -120,12 +121,13 @@ SELECTOR_CASES = [
 
 @pytest.mark.parametrize("selector,expected", [c[1:] for c in SELECTOR_CASES], ids=[c[0] for c in SELECTOR_CASES])
 def test_selector_priority(selector, expected):
-    assert selector_priority(nginx(), selector) == expected
+    assert selector_priority(selector, nginx()) == expected
 
 
 def test_policy_priority_is_best_selector_and_empty_is_match_all():
-    assert policy_priority(nginx(), policy("p", selectors=[])) == 1
-    assert policy_priority(nginx(), policy("p", selectors=[DEPLOY_SELECTOR, dict(DEPLOY_SELECTOR, name="nginx")])) == 3
+    assert policy_priority(policy("p", selectors=[]), nginx(), empty_matches_all=True) == 1
+    assert policy_priority(policy("p", selectors=[]), nginx()) == 0  # a PropagationPolicy without selectors
+    assert policy_priority(policy("p", selectors=[DEPLOY_SELECTOR, dict(DEPLOY_SELECTOR, name="nginx")]), nginx()) == 3
 
 
 def test_non_matching_policy_skipped():

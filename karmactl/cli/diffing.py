@@ -1,0 +1,260 @@
+"""Unified diffs of what a run would change, printed the way ``kubectl diff`` prints them.
+
+``karmactl plan`` (alias ``diff``) shows one diff per changed object: the computed objects a run
+would create, update or delete (ResourceBindings, Works, the status overlays of templates and
+Clusters) and, online, the member copies it would create, update or delete. Each object is
+rendered as YAML with its keys sorted (as kubectl renders both sides), so a diff shows what
+changed and never an incidental reordering. Like kubectl (``staging/src/k8s.io/kubectl/pkg/cmd/
+diff/diff.go``), an external program named by ``KARMACTL_EXTERNAL_DIFF`` may compare two
+directories instead, one file per object named ``<group>.<version>.<Kind>.<namespace>.<name>``.
+"""
+from __future__ import annotations
+
+import difflib
+import shlex
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from karmactl.cli.context import CLIError, ExitCode
+from karmactl.store import yamlio
+from karmactl.store.state import COMPUTED_KINDS, InputError, StateStore, dump_computed, key_of
+
+EXTERNAL_DIFF_ENV = "KARMACTL_EXTERNAL_DIFF"
+
+# What the API server sets on a member copy; none of it is something a run applies, so showing
+# it would bury the change in noise (kubectl diff compares two server-side renderings instead).
+SERVER_METADATA_FIELDS = ("managedFields", "resourceVersion", "uid", "creationTimestamp", "generation", "selfLink")
+
+MEMBER_ACTIONS = ("create", "update", "delete")
+
+
+@dataclass(frozen=True)
+class ObjectDiff:
+    """One changed object, both sides as plain JSON data (what a computed file holds).
+
+    Attributes:
+        name: kubectl diff's file name of the object, ``apps.v1.Deployment.default.nginx``;
+            member copies are prefixed with their cluster, ``member1.apps.v1.Deployment.default.nginx``.
+        from_label / to_label: the ``---`` / ``+++`` header names.
+        old / new: the object before and after, None where it does not exist (``diff -N``).
+    """
+
+    name: str
+    from_label: str
+    to_label: str
+    old: dict | None
+    new: dict | None
+
+    def differs(self) -> bool:
+        """Whether the two sides render differently (without rendering them)."""
+        return _canonical(self.old) != _canonical(self.new)
+
+    def texts(self) -> tuple[str, str]:
+        """Both sides as YAML (:func:`object_yaml`), ``""`` for a missing side."""
+        return object_yaml(self.old), object_yaml(self.new)
+
+    def unified(self) -> list[str]:
+        """The unified diff (3 lines of context), one string per line without newlines; empty
+        when both sides render the same."""
+        if not self.differs():
+            return []
+        old, new = self.texts()
+        return list(difflib.unified_diff(old.splitlines(), new.splitlines(), self.from_label, self.to_label,
+                                         lineterm=""))
+
+
+def _canonical(obj: dict | None) -> bytes:
+    return b"" if obj is None else orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
+
+
+# ---------------------------------------------------------------------------- rendering objects
+def object_yaml(obj: dict | None) -> str:
+    """``obj`` (plain JSON data) as block YAML with keys sorted at every level; ``""`` for None."""
+    return "" if obj is None else yamlio.dump(obj, sort_keys=True)
+
+
+def as_json_data(obj: dict | None) -> dict | None:
+    """``obj`` as its computed file holds it (through JSON: tuples become lists, and so on)."""
+    return None if obj is None else orjson.loads(dump_computed(obj))
+
+
+def without_server_fields(obj: dict | None) -> dict | None:
+    """A member copy without what the API server sets: ``status`` and the metadata fields in
+    :data:`SERVER_METADATA_FIELDS`. ``obj`` is not modified."""
+    if obj is None:
+        return None
+    shown = {k: v for k, v in obj.items() if k != "status"}
+    if isinstance(shown.get("metadata"), dict):
+        shown["metadata"] = {k: v for k, v in shown["metadata"].items() if k not in SERVER_METADATA_FIELDS}
+    return shown
+
+
+def object_label(api_version: str, kind: str, namespace: str, name: str) -> str:
+    """``apps/v1, Kind=Deployment default/nginx`` (cluster-scoped: ``..., Kind=Cluster member1``)."""
+    return f"{api_version}, Kind={kind} {namespace + '/' if namespace else ''}{name}"
+
+
+def object_file_name(api_version: str, kind: str, namespace: str, name: str) -> str:
+    """kubectl diff's file name of an object: ``apps.v1.Deployment.default.nginx``."""
+    return f"{api_version}.{kind}.{namespace}.{name}".replace("/", ".")
+
+
+# ---------------------------------------------------------------------------- what to diff
+def computed_diffs(store: StateStore, report) -> list[ObjectDiff]:
+    """The diffs of a dry run's computed changes, in ``report.changes`` order.
+
+    Args:
+        store: the state directory the run read; the current side is read from its
+            ``computed/`` files.
+        report: a dry run's :class:`~karmactl.reconcile.RunReport` (``changes`` as
+            ``[(action, relative_path)]``, ``after`` the computed snapshot).
+
+    Returns:
+        One :class:`ObjectDiff` per change; the header of a status overlay (the computed
+        metadata and status of a template or Cluster) ends with ``(status)``.
+
+    Raises:
+        InputError: a computed file that cannot be read any more (naming it).
+        ValueError: ``report.after`` is missing (only large non-dry runs leave it out).
+    """
+    if not report.changes:
+        return []
+    if report.after is None:
+        raise ValueError("a dry run's report carries the computed snapshot")
+    wanted = {rel for _action, rel in report.changes}
+    planned: dict[str, dict] = {}
+    for objects in (report.after.bindings, report.after.works, report.after.overlays):
+        for key, obj in objects.items():
+            rel = store.computed_rel(key)
+            if rel in wanted:
+                planned[rel] = obj
+    diffs = []
+    for action, rel in report.changes:
+        current = None if action == "create" else _read_computed(store, rel)
+        new = planned.get(rel)
+        shown = new if new is not None else current
+        group, kind, namespace, name = key_of(shown)
+        api_version = shown.get("apiVersion", "")
+        label = object_label(api_version, kind, namespace, name)
+        if (group, kind) not in COMPUTED_KINDS:
+            label += " (status)"
+        diffs.append(ObjectDiff(object_file_name(api_version, kind, namespace, name),
+                                f"a/{label}", f"b/{label}", current, as_json_data(new)))
+    return diffs
+
+
+def _read_computed(store: StateStore, rel: str) -> dict:
+    try:
+        return orjson.loads((store.root / rel).read_bytes())
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read computed file (delete it to recompute): {exc}", rel) from None
+
+
+def member_diffs(member_changes: list) -> list[ObjectDiff]:
+    """The diffs of member copies an online dry run would change, sorted by cluster and ref.
+
+    Args:
+        member_changes: ``RunReport.member_changes``, ``[{"cluster", "action", "ref",
+            "current", "desired"}]`` (see :class:`~karmactl.reconcile.RunReport`). Server-set
+            fields (:func:`without_server_fields`) are left out of both sides.
+
+    Returns:
+        One :class:`ObjectDiff` per entry, headed ``member1/apps/v1, Kind=Deployment default/nginx``.
+
+    Raises:
+        ValueError: an entry without a cluster, with an unknown action, a ref that is not
+            ``Kind [namespace/]name``, or no object on the side its action needs.
+    """
+    diffs = []
+    for change in sorted(member_changes, key=lambda c: (str(c.get("cluster")), str(c.get("ref")))):
+        cluster, action, ref = change.get("cluster"), change.get("action"), change.get("ref")
+        current, desired = change.get("current"), change.get("desired")
+        kind, _, qualified = (ref or "").partition(" ")
+        namespace, _, name = qualified.rpartition("/")
+        if not cluster or action not in MEMBER_ACTIONS or not kind or not name:
+            raise ValueError(f"malformed member change {cluster!r} {action!r} {ref!r}")
+        if (action != "create" and current is None) or (action != "delete" and desired is None):
+            raise ValueError(f"member change {action} {ref} on {cluster} lacks the object it needs")
+        api_version = (desired or current).get("apiVersion", "")
+        label = f"{cluster}/{object_label(api_version, kind, namespace, name)}"
+        diffs.append(ObjectDiff(f"{cluster}.{object_file_name(api_version, kind, namespace, name)}", label, label,
+                                as_json_data(without_server_fields(current) if action != "create" else None),
+                                as_json_data(without_server_fields(desired) if action != "delete" else None)))
+    return diffs
+
+
+# ---------------------------------------------------------------------------- output
+def print_unified(diffs: list[ObjectDiff], colour: bool) -> bool:
+    """Print every non-empty diff to stdout as it is rendered; returns whether any was printed.
+
+    Args:
+        colour: colour the lines with rich (for terminals): headers bold, hunk headers cyan,
+            removals red, additions green.
+    """
+    console = None
+    if colour:
+        from rich.console import Console
+        from rich.text import Text
+
+        console = Console(file=sys.stdout, highlight=False, soft_wrap=True)
+    printed = False
+    for d in diffs:
+        lines = d.unified()
+        if not lines:
+            continue
+        printed = True
+        if console is None:
+            sys.stdout.write("\n".join(lines) + "\n")
+            continue
+        for i, line in enumerate(lines):
+            style = ("bold" if i < 2 else "cyan" if line.startswith("@@") else
+                     "red" if line.startswith("-") else "green" if line.startswith("+") else "")
+            console.print(Text(line, style=style))
+    return printed
+
+
+def run_external(command: str, diffs: list[ObjectDiff]) -> bool:
+    """Compare with an external program, as ``KUBECTL_EXTERNAL_DIFF`` does for kubectl.
+
+    Every object is written to two directories, ``LIVE`` (as it is) and ``MERGED`` (as the
+    run would leave it), under the file name :attr:`ObjectDiff.name`; an object missing on one
+    side has no file there. The program runs as ``<command...> LIVE MERGED``; its output is
+    passed through.
+
+    Returns:
+        Whether the program found differences (exit status 1; 0 means none).
+
+    Raises:
+        CLIError: the command cannot be parsed or started, or it exited with another status
+            (exit code 2, as ``diff`` uses for trouble).
+    """
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise CLIError(f"{EXTERNAL_DIFF_ENV}: {exc}") from None
+    if not argv:
+        raise CLIError(f"{EXTERNAL_DIFF_ENV} is set but names no program")
+    with tempfile.TemporaryDirectory(prefix="karmactl-diff-") as tmp:
+        live, merged = Path(tmp, "LIVE"), Path(tmp, "MERGED")
+        live.mkdir()
+        merged.mkdir()
+        for d in diffs:
+            old, new = d.texts()
+            if old:
+                (live / d.name).write_text(old, encoding="utf-8")
+            if new:
+                (merged / d.name).write_text(new, encoding="utf-8")
+        try:
+            proc = subprocess.run([*argv, str(live), str(merged)], capture_output=True, text=True)
+        except OSError as exc:
+            raise CLIError(f"{EXTERNAL_DIFF_ENV}: cannot run {argv[0]}: {exc.strerror or exc}") from None
+    sys.stdout.write(proc.stdout)
+    sys.stderr.write(proc.stderr)
+    if proc.returncode > 1 or proc.returncode < 0:
+        raise CLIError(f"{EXTERNAL_DIFF_ENV}: {argv[0]} exited with status {proc.returncode}", ExitCode.INPUT_ERROR)
+    return proc.returncode == 1

@@ -1,0 +1,262 @@
+"""The Kubernetes OpenAPI schemas of built-in kinds: pruning, validation and the ``/openapi`` documents.
+
+The schemas come from the ``kubernetes-validate`` package (its ``v<SCHEMA_VERSION>-local`` JSON
+Schema set: the upstream ``api/openapi-spec/swagger.json`` of that release turned into draft 2020-12
+JSON Schema, one ``$defs`` entry per OpenAPI definition, ``x-kubernetes-*`` extensions kept). The
+version matches the one the emulator reports in ``/version``. Validation runs on ``jsonschema`` (a
+dependency of that package) with one compiled validator per kind, cached.
+
+What kube-apiserver does with a built-in object on every write, and how it is emulated here:
+
+- decoding drops fields the Go types do not declare (``fieldValidation=Ignore``/``Warn``) or refuses
+  them (``Strict``): :func:`prune` walks the object along the schema;
+- decoding refuses values of the wrong JSON type (400 BadRequest) and validation refuses missing
+  required fields (422 Invalid): :func:`check`;
+- ``kubectl explain`` reads the schemas from ``/openapi/v2`` or ``/openapi/v3``: :func:`openapi_v2`
+  and :func:`closure`.
+
+Pure: no I/O other than reading the packaged schema file once.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import re
+from typing import Any, Callable, Iterator
+
+SCHEMA_VERSION = "1.31.0"
+_REF = "#/$defs/"
+
+
+@functools.cache
+def definitions() -> dict[str, dict]:
+    """OpenAPI definition name (``io.k8s.api.apps.v1.Deployment``) -> JSON Schema (refs ``#/$defs/<name>``).
+
+    Raises RuntimeError when ``kubernetes-validate`` lacks the schema set (a broken install)."""
+    import importlib.resources
+
+    ref = importlib.resources.files("kubernetes_validate").joinpath(
+        "kubernetes-json-schema", f"v{SCHEMA_VERSION}-local", "_definitions.json")
+    try:
+        return json.loads(ref.read_text(encoding="utf-8"))["$defs"]
+    except (FileNotFoundError, KeyError) as e:
+        raise RuntimeError(f"kubernetes-validate has no v{SCHEMA_VERSION} schemas ({e}); "
+                           "reinstall karmactl's dependencies") from e
+
+
+@functools.cache
+def _gvk_index() -> dict[tuple[str, str, str], str]:
+    out = {}
+    for name, schema in definitions().items():
+        for gvk in schema.get("x-kubernetes-group-version-kind") or []:
+            out.setdefault((gvk.get("group", ""), gvk["version"], gvk["kind"]), name)
+    return out
+
+
+def definition_name(group: str, version: str, kind: str) -> str | None:
+    """The definition of a built-in kind (``("apps", "v1", "Deployment")`` ->
+    ``io.k8s.api.apps.v1.Deployment``), or None when the schemas do not know it."""
+    return _gvk_index().get((group, version, kind))
+
+
+def resolve(schema: dict) -> tuple[str | None, dict]:
+    """Follow ``$ref``: (definition name or None, the schema it names)."""
+    name = None
+    while isinstance(schema.get("$ref"), str):
+        name = schema["$ref"][len(_REF):]
+        schema = definitions()[name]
+    return name, schema
+
+
+def _map_of(schema: dict) -> dict | None:
+    extra = schema.get("additionalProperties")
+    return extra if isinstance(extra, dict) else None
+
+
+# ---- walking --------------------------------------------------------------------------------------
+
+Visitor = Callable[[str | None, dict, dict, str], None]
+
+
+def walk(obj: Any, schema: dict, visit: Visitor, path: str = "") -> None:
+    """Call ``visit(definition_name, schema, node, path)`` on every mapping of ``obj`` that the schema
+    describes as an object, parents before children (so a visitor may add children, e.g. defaults,
+    and they are walked too). ``path`` is dotted with ``[i]`` for list items (``spec.ports[0]``)."""
+    name, schema = resolve(schema)
+    if isinstance(obj, dict):
+        props = schema.get("properties")
+        if props is not None:
+            visit(name, schema, obj, path)
+            for key in list(obj):
+                if key in props and key in obj:
+                    walk(obj[key], props[key], visit, f"{path}.{key}" if path else key)
+        elif (sub := _map_of(schema)) is not None:
+            for key in list(obj):
+                walk(obj[key], sub, visit, f"{path}[{key}]")
+    elif isinstance(obj, list) and isinstance(schema.get("items"), dict):
+        for i, item in enumerate(obj):
+            walk(item, schema["items"], visit, f"{path}[{i}]")
+
+
+def prune(obj: dict, definition: str) -> list[str]:
+    """Drop, in place, every field the schema does not declare (what decoding into the Go types does);
+    returns their paths (``spec.foo``, ``spec.template.spec.containers[0].bogus``) in walk order."""
+    dropped: list[str] = []
+
+    def visit(_name: str | None, schema: dict, node: dict, path: str) -> None:
+        if schema.get("x-kubernetes-preserve-unknown-fields") or _map_of(schema) is not None:
+            return
+        props = schema["properties"]
+        for key in [k for k in node if k not in props]:
+            del node[key]
+            dropped.append(f"{path}.{key}" if path else key)
+
+    walk(obj, {"$ref": _REF + definition}, visit)
+    return dropped
+
+
+# ---- validation -----------------------------------------------------------------------------------
+
+@functools.cache
+def _validator(definition: str):
+    import jsonschema
+    from referencing import Registry, Resource
+
+    defs = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": definitions()}
+    registry = Registry().with_resource("urn:k8s", Resource.from_contents(defs))
+    schema = {"$ref": f"urn:k8s{_REF}{definition}"}
+    return jsonschema.Draft202012Validator(schema, registry=registry)
+
+
+def _dotted(parts) -> str:
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out
+
+
+def _leaf_errors(errors) -> Iterator:
+    for err in errors:
+        if err.context:  # oneOf/anyOf: report the most specific branch failures
+            yield from _leaf_errors(err.context)
+        else:
+            yield err
+
+
+_GO_TYPES = {"integer": "int64", "number": "float64", "string": "string", "boolean": "bool",
+             "object": "map", "array": "slice"}
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {str: "string", dict: "object", list: "array", type(None): "null"}.get(type(value), "value")
+
+
+def check(obj: dict, definition: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """Check ``obj`` (already pruned) against its kind's schema, ``status`` excepted (controllers own
+    it and decoding only checks its types, which a bad status write reports the same way).
+
+    Returns (type errors as ``(field path, message)``, paths of missing required fields). Type errors
+    are what kube-apiserver's decoder refuses with 400 BadRequest; missing required fields are what
+    its validation refuses with 422 Invalid (``FieldValueRequired``)."""
+    type_errors: list[tuple[str, str]] = []
+    required: list[str] = []
+    seen: set[str] = set()
+    for err in _leaf_errors(_validator(definition).iter_errors(obj)):
+        parts = list(err.absolute_path)
+        if parts[:1] == ["status"]:
+            if err.validator != "type":
+                continue
+        path = _dotted(parts)
+        if err.validator == "required":
+            missing = re.findall(r"'([^']+)' is a required property", err.message)
+            for field in missing:
+                full = f"{path}.{field}" if path else field
+                if full not in required:
+                    required.append(full)
+        elif err.validator == "type":
+            if path in seen:
+                continue
+            seen.add(path)
+            want = err.validator_value
+            want = [t for t in (want if isinstance(want, list) else [want]) if t != "null"]
+            go_type = err.schema.get("format") if err.schema.get("format") in ("int32", "int64") else (
+                _GO_TYPES.get(want[0], want[0]) if want else "value")
+            type_errors.append((path, f"cannot unmarshal {_json_type(err.instance)} into Go value of type {go_type}"))
+        elif err.validator == "enum":
+            type_errors.append((path, f"unsupported value {err.instance!r}"))
+        else:
+            type_errors.append((path, err.message))
+    return type_errors, required
+
+
+# ---- OpenAPI documents ----------------------------------------------------------------------------
+
+def _for_openapi(schema: Any, ref_prefix: str) -> Any:
+    """A JSON Schema fragment as Kubernetes' OpenAPI spells it: single ``type`` (nullable dropped),
+    refs under ``ref_prefix``, int-or-string and quantity as strings with their formats."""
+    if isinstance(schema, list):
+        return [_for_openapi(s, ref_prefix) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {}
+    for key, value in schema.items():
+        if key == "$ref" and isinstance(value, str):
+            out[key] = ref_prefix + value[len(_REF):]
+        elif key == "type" and isinstance(value, list):
+            types = [t for t in value if t != "null"]
+            if types:
+                out[key] = types[0]
+        elif key == "additionalProperties" and value is False:
+            continue
+        elif key == "properties":
+            out[key] = {k: _for_openapi(v, ref_prefix) for k, v in value.items()}
+        else:
+            out[key] = _for_openapi(value, ref_prefix)
+    if "oneOf" in out and all(set(o) <= {"type"} for o in out["oneOf"]):
+        kinds = {o.get("type") for o in out.pop("oneOf")}
+        out["type"] = "string"
+        if "integer" in kinds:
+            out["format"] = "int-or-string"
+    return out
+
+
+@functools.cache
+def _converted(ref_prefix: str) -> dict[str, dict]:
+    return {name: _for_openapi(schema, ref_prefix) for name, schema in definitions().items()}
+
+
+def closure(names: list[str], ref_prefix: str) -> dict[str, dict]:
+    """The named definitions and every definition they reference, converted for an OpenAPI document
+    whose refs start with ``ref_prefix`` (``#/components/schemas/`` for v3)."""
+    converted = _converted(ref_prefix)
+    out: dict[str, dict] = {}
+    todo = [n for n in names if n in converted]
+    while todo:
+        name = todo.pop()
+        if name in out:
+            continue
+        out[name] = converted[name]
+        todo.extend(r[len(ref_prefix):] for r in _refs(converted[name]) if r[len(ref_prefix):] not in out)
+    return out
+
+
+def _refs(schema: Any) -> Iterator[str]:
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key == "$ref" and isinstance(value, str):
+                yield value
+            else:
+                yield from _refs(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            yield from _refs(value)
+
+
+@functools.cache
+def openapi_v2_definitions() -> dict[str, dict]:
+    """Every definition as Swagger 2.0 ``definitions`` (refs ``#/definitions/<name>``)."""
+    return _converted("#/definitions/")

@@ -1,0 +1,402 @@
+"""The run's resource interpreter: ResourceInterpreterCustomization Lua scripts in front of the native one.
+
+Follows ``pkg/resourceinterpreter/interpreter.go`` (customized before native; webhooks are not
+supported by karmactl) and ``pkg/resourceinterpreter/customized/declarative/configurable.go``
+(which customization answers). A customization (``config.karmada.io/v1alpha1``) targets one kind
+(``spec.target.apiVersion``/``kind``) and defines any of the operations in :data:`OPERATIONS`; for
+those it replaces the built-in rules, for the others the built-in rules stay. Several
+customizations of one kind are read in name order: the first that defines an operation answers it,
+and every ``dependencyInterpretation`` contributes (their results joined).
+"""
+from __future__ import annotations
+
+import threading
+
+from karmactl.interpreter import aggregate, dependencies, health, prune, reflect, replica
+from karmactl.interpreter.retain import _retain_cluster_fields, has_retain_hook as _has_retain_hook
+from karmactl.interpreter.retain import retain as _native_retain
+from karmactl.interpreter._common import InterpreterError, describe, gvk
+
+_VM_LOCK = threading.Lock()
+
+# spec.customizations field -> (karmadactl operation name, Lua function the script defines)
+OPERATIONS = {
+    "retention": ("Retain", "Retain"),
+    "replicaResource": ("InterpretReplica", "GetReplicas"),
+    "replicaRevision": ("ReviseReplica", "ReviseReplica"),
+    "statusReflection": ("InterpretStatus", "ReflectStatus"),
+    "statusAggregation": ("AggregateStatus", "AggregateStatus"),
+    "healthInterpretation": ("InterpretHealth", "InterpretHealth"),
+    "dependencyInterpretation": ("InterpretDependency", "GetDependencies"),
+}
+GROUP, KIND = "config.karmada.io", "ResourceInterpreterCustomization"
+
+# the fields of Karmada's typed results (what json.Unmarshal into the Go struct keeps)
+_ITEM_FIELDS = ("clusterName", "status", "applied", "appliedMessage", "health")
+_DEPENDENCY_FIELDS = ("apiVersion", "kind", "namespace", "name", "labelSelector")
+_NODE_CLAIM_FIELDS = ("hardNodeAffinity", "nodeSelector", "tolerations")
+
+
+class Interpreter:
+    """The resource interpreter of one run: customizations first, the native rules otherwise.
+
+    Exposes the names of the :mod:`karmactl.interpreter` module (``interpret_replica``,
+    ``revise_replica``, ``retain``, ``reflect_status``, ``aggregate_status``, ``interpret_health``,
+    ``get_dependencies``, ``has_*_hook``, ``prune_manifest``, ``split_job_completions``,
+    ``InterpreterError``) with the same shapes; without customizations it answers exactly as the
+    module does.
+
+    Args:
+        customizations: ResourceInterpreterCustomization objects (dicts as in YAML), already
+            validated.
+        now: the run's clock (RFC 3339) for scripts that call ``os.time()``/``os.date()``.
+
+    Attributes:
+        failures: one line per failed script call (customization, operation, object, Lua error),
+            in order, without duplicates; the run prints them as warnings.
+    """
+
+    InterpreterError = InterpreterError
+    prune_manifest = staticmethod(prune.prune_manifest)
+    split_job_completions = staticmethod(replica.split_job_completions)
+    pod_resource_request = staticmethod(replica.pod_resource_request)
+
+    def __init__(self, customizations=(), now: str | None = None):
+        self._now = now
+        self._vm = None
+        self.failures: list[str] = []
+        # (apiVersion, kind) -> field -> [(customization name, script)] in name order
+        self._rules: dict = {}
+        for c in sorted(customizations, key=lambda c: (c.get("metadata") or {}).get("name") or ""):
+            spec = c.get("spec") or {}
+            target = spec.get("target") or {}
+            key = (target.get("apiVersion") or "", target.get("kind") or "")
+            for field, rule in (spec.get("customizations") or {}).items():
+                script = (rule or {}).get("luaScript") if isinstance(rule, dict) else None
+                if field in OPERATIONS and script:
+                    self._rules.setdefault(key, {}).setdefault(field, []).append(
+                        ((c.get("metadata") or {}).get("name") or "", script))
+
+    @classmethod
+    def of(cls, ctx) -> "Interpreter":
+        """The interpreter of a step context (``StepContext.interpreter``), or the native rules
+        when the context has none."""
+        found = getattr(ctx, "interpreter", None)
+        if found is None:
+            found = ctx.interpreter = cls()
+        return found
+
+    @classmethod
+    def for_snapshot(cls, snap, now: str | None = None) -> "Interpreter":
+        """The interpreter for a :class:`karmactl.api.snapshot.Snapshot` (its customizations that are
+        not being deleted)."""
+        found = [o for o in snap.of_kind(GROUP, KIND) if not (o.get("metadata") or {}).get("deletionTimestamp")]
+        return cls(found, now)
+
+    # ------------------------------------------------------------------ lookups
+
+    def _custom(self, api_version: str, kind: str, field: str):
+        rules = self._rules.get((api_version, kind))
+        return rules[field][0] if rules and field in rules else None
+
+    def customized(self, api_version: str, kind: str) -> list[str]:
+        """The customization fields (``replicaResource``, ...) that answer for a kind."""
+        return sorted(self._rules.get((api_version, kind)) or {})
+
+    def has_replica_hook(self, api_version: str, kind: str) -> bool:
+        """Whether replicas are interpreted for the kind (customized ``replicaResource`` or native; ``HookEnabled``)."""
+        return self._custom(api_version, kind, "replicaResource") is not None or \
+            replica.has_replica_hook(api_version, kind)
+
+    def has_revise_replica(self, obj: dict) -> bool:
+        """Whether the object's replicas can be revised (customized ``replicaRevision`` or native)."""
+        return self._custom(*gvk(obj), "replicaRevision") is not None or replica.has_revise_replica(obj)
+
+    def has_retain_hook(self, api_version: str, kind: str) -> bool:
+        """Whether a retain rule beyond the generic merge exists (customized ``retention`` or native)."""
+        return self._custom(api_version, kind, "retention") is not None or _has_retain_hook(api_version, kind)
+
+    def has_aggregate_hook(self, api_version: str, kind: str) -> bool:
+        """Whether status is aggregated into templates of the kind (customized ``statusAggregation`` or native)."""
+        return self._custom(api_version, kind, "statusAggregation") is not None or \
+            aggregate.has_aggregate_hook(api_version, kind)
+
+    def has_health_hook(self, api_version: str, kind: str) -> bool:
+        """Whether health is interpreted for the kind (customized ``healthInterpretation`` or native)."""
+        return self._custom(api_version, kind, "healthInterpretation") is not None or \
+            health.has_health_hook(api_version, kind)
+
+    def has_dependencies_hook(self, api_version: str, kind: str) -> bool:
+        """Whether dependencies are interpreted (customized ``dependencyInterpretation`` or native)."""
+        return self._custom(api_version, kind, "dependencyInterpretation") is not None or \
+            dependencies.has_dependencies_hook(api_version, kind)
+
+    # ------------------------------------------------------------------ running scripts
+
+    def _call(self, rule, field: str, obj: dict, nrets: int, *args) -> list:
+        name, script = rule
+        if self._vm is None:
+            from karmactl.interpreter.luavm import LuaVM
+
+            with _VM_LOCK:  # the member layer calls from a thread pool: one machine per interpreter
+                if self._vm is None:
+                    self._vm = LuaVM(now=self._now)
+        try:
+            return self._vm.call(script, OPERATIONS[field][1], nrets, *args)
+        except InterpreterError as exc:
+            raise self._failure(name, field, obj, str(exc)) from None
+
+    def _failure(self, name: str, field: str, obj: dict, message: str) -> InterpreterError:
+        line = (f"{KIND} {name}: {field} ({OPERATIONS[field][1]}) of {describe(obj)}: {message}")
+        if line not in self.failures:
+            self.failures.append(line)
+        return InterpreterError(line)
+
+    def _object(self, rule, field, obj, value, *references) -> dict:
+        from karmactl.interpreter.luavm import resolve_empty
+
+        if not isinstance(value, dict) and value is not _empty():
+            raise self._failure(rule[0], field, obj, f"expect the returned type is table but got {_lua_type(value)}")
+        return resolve_empty(value, True, *references)
+
+    # ------------------------------------------------------------------ operations
+
+    def interpret_replica(self, obj: dict, *, resource_quota_estimate: bool = False) -> tuple[int, dict | None]:
+        """``(replicas, replicaRequirements | None)``: Lua ``GetReplicas(obj)`` when customized
+        (``luavm.GetReplicas``), else :func:`karmactl.interpreter.interpret_replica`.
+
+        Raises:
+            InterpreterError: the script fails or returns a non-number replica count.
+        """
+        rule = self._custom(*gvk(obj), "replicaResource")
+        if rule is None:
+            return replica.interpret_replica(obj, resource_quota_estimate=resource_quota_estimate)
+        count, requires = self._call(rule, "replicaResource", obj, 2, obj)
+        if isinstance(count, bool) or not isinstance(count, (int, float)):
+            raise self._failure(rule[0], "replicaResource", obj, f"result type {_lua_type(count)} is not number")
+        if requires is None:
+            return int(count), None
+        if not isinstance(requires, dict) and requires is not _empty():
+            raise self._failure(rule[0], "replicaResource", obj,
+                                f"expect the returned requires type is table but got {_lua_type(requires)}")
+        try:
+            return int(count), _requirements(self._object(rule, "replicaResource", obj, requires))
+        except InterpreterError as exc:
+            raise self._failure(rule[0], "replicaResource", obj, str(exc)) from None
+
+    def revise_replica(self, obj: dict, replicas: int) -> dict:
+        """``obj`` with ``replicas``: Lua ``ReviseReplica(obj, replicas)`` when customized, else native."""
+        rule = self._custom(*gvk(obj), "replicaRevision")
+        if rule is None:
+            return replica.revise_replica(obj, replicas)
+        (out,) = self._call(rule, "replicaRevision", obj, 1, obj, int(replicas))
+        return self._object(rule, "replicaRevision", obj, out, obj)
+
+    def retain(self, desired: dict, observed: dict) -> dict:
+        """The object to write over ``observed``: the generic merge every kind gets
+        (``objectwatcher.retainClusterFields``), then Lua ``Retain(desired, observed)`` when
+        customized, else the native retain rules."""
+        rule = self._custom(*gvk(desired), "retention")
+        if rule is None:
+            return _native_retain(desired, observed)
+        from karmactl.api.objects import deepcopy
+
+        merged = deepcopy(desired)
+        _retain_cluster_fields(merged, observed)
+        return self._lua_retain(rule, merged, observed)
+
+    def _lua_retain(self, rule, desired: dict, observed: dict) -> dict:
+        (out,) = self._call(rule, "retention", desired, 1, desired, observed)
+        return self._object(rule, "retention", desired, out, desired, observed)
+
+    def reflect_status(self, obj: dict) -> dict | None:
+        """What a member object reports into ``manifestStatuses[].status``: Lua ``ReflectStatus(obj)``
+        when customized (a table; ``{}`` when empty), else native."""
+        rule = self._custom(*gvk(obj), "statusReflection")
+        if rule is None:
+            return reflect.reflect_status(obj)
+        (out,) = self._call(rule, "statusReflection", obj, 1, obj)
+        return self._object(rule, "statusReflection", obj, out)
+
+    def aggregate_status(self, template: dict, items: list[dict] | None, *, now: str | None = None) -> dict | None:
+        """The template's new ``status``: the ``status`` of Lua ``AggregateStatus(template,
+        statusItems)`` when customized (items as Karmada's AggregatedStatusItem: clusterName,
+        status, applied, appliedMessage, health), else native."""
+        rule = self._custom(*gvk(template), "statusAggregation")
+        if rule is None:
+            return aggregate.aggregate_status(template, items, now=now)
+        return self._lua_aggregate(rule, template, items).get("status") or {}
+
+    def _lua_aggregate(self, rule, template: dict, items) -> dict:
+        lua_items = [{k: i[k] for k in _ITEM_FIELDS if k in i} for i in items or []]
+        (out,) = self._call(rule, "statusAggregation", template, 1, template, lua_items)
+        return self._object(rule, "statusAggregation", template, out)
+
+    def interpret_health(self, obj: dict) -> str | None:
+        """``"Healthy"``/``"Unhealthy"`` from Lua ``InterpretHealth(obj)`` (a boolean) when
+        customized, else native (None: no hook)."""
+        rule = self._custom(*gvk(obj), "healthInterpretation")
+        if rule is None:
+            return health.interpret_health(obj)
+        (out,) = self._call(rule, "healthInterpretation", obj, 1, obj)
+        if not isinstance(out, bool):
+            raise self._failure(rule[0], "healthInterpretation", obj, f"result type {_lua_type(out)} is not bool")
+        return health.HEALTHY if out else health.UNHEALTHY
+
+    def get_dependencies(self, obj: dict) -> list[dict]:
+        """The objects ``obj`` depends on: every customization's Lua ``GetDependencies(obj)``
+        joined when customized, else native. Same shape and order as
+        :func:`karmactl.interpreter.get_dependencies`."""
+        rules = (self._rules.get(gvk(obj)) or {}).get("dependencyInterpretation")
+        if not rules:
+            return dependencies.get_dependencies(obj)
+        from karmactl.interpreter.luavm import resolve_empty
+
+        refs = []
+        for rule in rules:
+            (out,) = self._call(rule, "dependencyInterpretation", obj, 1, obj)
+            if not isinstance(out, list) and out is not _empty():
+                raise self._failure(rule[0], "dependencyInterpretation", obj,
+                                    f"expect the returned requires type is table but got {_lua_type(out)}")
+            for i, ref in enumerate(resolve_empty(out, False)):
+                if not isinstance(ref, dict):
+                    raise self._failure(rule[0], "dependencyInterpretation", obj, f"dependencies[{i}] is not an object")
+                ref = {k: ref[k] for k in _DEPENDENCY_FIELDS if ref.get(k) not in (None, "")}
+                if not ref.get("name") and ref.get("labelSelector") is None:
+                    raise self._failure(rule[0], "dependencyInterpretation", obj,
+                                        f"dependencies[{i}]: dependency can not leave name and labelSelector all empty")
+                refs.append(ref)
+        unique = {}
+        for ref in refs:
+            unique.setdefault(repr(sorted(ref.items())), ref)
+        return sorted(unique.values(), key=dependencies._sort_key)
+
+
+    # ------------------------------------------------------------------ karmadactl interpret
+
+    def run_rule(self, operation: str, desired: dict | None = None, observed: dict | None = None,
+                 status: list | None = None, replica: int = 0) -> list[tuple[str, object]]:
+        """One customized operation as ``karmadactl interpret --operation`` runs it
+        (``pkg/util/interpreter/rule.go``): ``[(result name, value)]``, e.g.
+        ``[("replica", 2), ("requires", None)]``, ``[("healthy", True)]``, ``[("retained", obj)]``.
+
+        ``operation`` is a karmadactl operation name (``Retain``, ``InterpretReplica``,
+        ``ReviseReplica``, ``InterpretStatus``, ``AggregateStatus``, ``InterpretHealth``,
+        ``InterpretDependency``; any case). Retain takes ``desired`` and ``observed``; the others
+        one object, ``desired`` or ``observed``.
+
+        Raises:
+            InterpreterError: unknown operation, missing or doubled inputs, the kind has no
+                customization for the operation ("rule is not enabled"), or the script fails.
+        """
+        field = operation_field(operation)
+        if field == "retention":
+            if desired is None:
+                raise InterpreterError("desired, desired-file options are not set")
+            if observed is None:
+                raise InterpreterError("observed, observed-file options are not set")
+            obj = desired
+        else:
+            if desired is None and observed is None:
+                raise InterpreterError("desired-file, observed-file options are not set")
+            if desired is not None and observed is not None:
+                raise InterpreterError("you can not specify both desired-file and observed-file options")
+            obj = desired if desired is not None else observed
+        rule = self._custom(*gvk(obj), field)
+        if rule is None:
+            raise InterpreterError("rule is not enabled")
+        if field == "retention":
+            return [("retained", self._lua_retain(rule, desired, observed))]
+        if field == "replicaResource":
+            count, requires = self.interpret_replica(obj)
+            return [("replica", count), ("requires", requires)]
+        if field == "replicaRevision":
+            return [("revised", self.revise_replica(obj, replica))]
+        if field == "statusReflection":
+            return [("status", self.reflect_status(obj))]
+        if field == "statusAggregation":
+            return [("aggregatedStatus", self._lua_aggregate(rule, obj, status))]
+        if field == "healthInterpretation":
+            return [("healthy", self.interpret_health(obj) == health.HEALTHY)]
+        return [("dependencies", self.get_dependencies(obj))]
+
+
+def conflicts(customizations) -> list[tuple[dict, str, str]]:
+    """Customizations Karmada's validating webhook would refuse
+    (``pkg/webhook/resourceinterpretercustomization/helper.go``): two of the same target that both
+    define an operation other than ``dependencyInterpretation``. In name order, the later one
+    conflicts with the earlier.
+
+    Returns:
+        ``[(customization, field, name of the earlier customization)]``, one per conflicting object.
+    """
+    seen: dict = {}  # (apiVersion, kind, field) -> name
+    found = []
+    for c in sorted(customizations, key=lambda c: (c.get("metadata") or {}).get("name") or ""):
+        spec = c.get("spec") or {}
+        target = spec.get("target") or {}
+        name = (c.get("metadata") or {}).get("name") or ""
+        clash = None
+        for field, rule in sorted((spec.get("customizations") or {}).items()):
+            if field == "dependencyInterpretation" or not (isinstance(rule, dict) and rule.get("luaScript")):
+                continue
+            key = (target.get("apiVersion"), target.get("kind"), field)
+            if key in seen and clash is None:
+                clash = (c, field, seen[key])
+            seen.setdefault(key, name)
+        if clash:
+            found.append(clash)
+    return found
+
+
+def operation_field(operation: str) -> str:
+    """The ``spec.customizations`` field of a karmadactl operation name (any case).
+
+    Raises:
+        InterpreterError: not an operation, naming the supported ones.
+    """
+    for field, (name, _fn) in OPERATIONS.items():
+        if name.lower() == (operation or "").lower():
+            return field
+    names = ", ".join(name for name, _fn in OPERATIONS.values())
+    raise InterpreterError(f"operation {operation} is not supported. Use one of: {names}")
+
+
+def _empty():
+    from karmactl.interpreter.luavm import _EMPTY
+
+    return _EMPTY
+
+
+def _lua_type(value) -> str:
+    if value is None:
+        return "nil"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "table"
+
+
+def _requirements(requires: dict) -> dict | None:
+    """A ReplicaRequirements as Go's struct keeps it: known fields, quantities canonical, empties left out."""
+    from karmactl.interpreter.luakube import canonical_quantity
+
+    out: dict = {}
+    claim = requires.get("nodeClaim")
+    if isinstance(claim, dict):
+        claim = {k: claim[k] for k in _NODE_CLAIM_FIELDS if claim.get(k)}
+        if claim:
+            out["nodeClaim"] = claim
+    request = requires.get("resourceRequest")
+    if isinstance(request, dict) and request:
+        try:
+            out["resourceRequest"] = {k: canonical_quantity(v) for k, v in request.items()}
+        except (ValueError, TypeError) as exc:
+            raise InterpreterError(f"replicaRequirements.resourceRequest: {exc}") from None
+    for key in ("namespace", "priorityClassName"):
+        if requires.get(key):
+            out[key] = requires[key]
+    return out or None
