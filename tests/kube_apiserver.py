@@ -5,8 +5,8 @@ emulator's differential check. A member is started with the shared ``start.sh NA
 etcd, TLS, a bearer-token admin) and stopped with ``stop.sh DIR``.
 
 Availability: the tool needs ``../shared`` beside the checkout (or beside an ancestor, as a git
-worktree needs), linux/amd64, and etcd (Debian's ``etcd-server``; ``start.sh`` installs it with apt when run as root). When it is missing the caller
-skips with one line saying why, unless ``KARMACTL_REQUIRE_REAL_APISERVER=1`` (set by ``.ci/run``),
+worktree needs), linux/amd64, and etcd (Debian's ``etcd-server``; ``start.sh`` installs it with apt
+when run as root). When it is missing the caller skips with one line saying why, unless ``KARMACTL_REQUIRE_REAL_APISERVER=1`` (set by ``.ci/run``),
 in which case it fails.
 """
 from __future__ import annotations

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 import yaml
 
 from .conftest import MANIFESTS, converge, get_json, replicas, sample
@@ -43,7 +42,6 @@ def test_kubectl_scale_on_a_member_is_reverted_by_the_next_reconcile(cli, joined
     assert replicas(m2, ns, "nginx") == 2
 
 
-@pytest.mark.xfail(strict=True, reason="drift correction of added fields: lead's issue-11 work")
 def test_fields_a_member_user_adds_are_removed_by_the_next_reconcile(cli, joined, ns, tmp_path):
     _nginx(cli, ns, tmp_path)
     converge(cli)
@@ -134,7 +132,6 @@ def test_conflict_resolution_overwrite_adopts_a_preexisting_object(cli, joined, 
     assert copy["metadata"]["labels"]["karmada.io/managed"] == "true"
 
 
-@pytest.mark.xfail(strict=True, reason="drift correction of added fields: lead's issue-11 work")
 def test_overwrite_drops_what_the_preexisting_object_had_beyond_the_template(cli, joined, ns, tmp_path):
     """Karmada's execution controller updates an adopted object to the Work's manifest, so a
     container the template does not have is gone; server-side apply alone keeps it (its owner is
