@@ -94,15 +94,6 @@ class RealMember:
         """Undo :meth:`pause` (SIGCONT); harmless when the process runs."""
         os.kill(int(self.env()["APISERVER_PID"]), signal.SIGCONT)
 
-    def rss_kib(self) -> dict[str, int]:
-        """Resident set size in KiB of this member's ``kube-apiserver`` and ``etcd`` (``ps -o rss``)."""
-        env = self.env()
-        out = {}
-        for proc, key in (("kube-apiserver", "APISERVER_PID"), ("etcd", "ETCD_PID")):
-            res = subprocess.run(["ps", "-o", "rss=", "-p", env[key]], capture_output=True, text=True, check=True)
-            out[proc] = int(res.stdout.strip())
-        return out
-
     def namespaced_kinds(self) -> str:
         """The namespaced kinds the member serves that can be listed and deleted, comma-separated,
         as of the first call (call it before adding CRDs, whose kinds would go stale when deleted)."""
