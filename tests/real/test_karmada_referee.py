@@ -76,6 +76,18 @@ EXTENSIONS: dict[tuple[str, str, str, str], str] = {
     **{("proposal-fields", src, kind, ".spec.failover.cluster.gracePeriodSeconds"):
        "DESIGN §3.2: failover.cluster.gracePeriodSeconds from the failover proposal, not in Karmada's API"
        for src, kind in (("user", "PropagationPolicy"), ("computed", "ResourceBinding"))},
+    **{(run, "computed", kind, ".status.aggregatedStatus[].creationTimestamp"):
+       "application failover design document: an aggregated status item carries when it was first "
+       "collected (AggregatedStatusItem.creationTimestamp), not yet in Karmada's API"
+       for run, kinds in (("manifests/nginx", ("ResourceBinding",)),
+                          ("manifests/guestbook", ("ResourceBinding", "ClusterResourceBinding")),
+                          ("karmada-samples/nginx", ("ResourceBinding",)), ("proposal-fields", ("ResourceBinding",)),
+                          ("cluster-failover", ("ResourceBinding",)), ("suspension", ("ResourceBinding",)),
+                          ("online", ("ResourceBinding",)))
+       for kind in kinds},
+    ("online", "computed", "ResourceBinding", ".status.aggregatedStatus[].settled"):
+        "application failover design document: an aggregated status item says whether the workload was "
+        "once healthy there (AggregatedStatusItem.settled, for preConditions.healthyState), not yet in Karmada's API",
     ("online", "computed", "Work",
      'rejected status: The Work NAME is invalid: status.manifestStatuses.identifier.resource: Invalid value: "null": '
      'status.manifestStatuses.identifier.resource in body must be of type string: "null"'):
