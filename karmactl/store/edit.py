@@ -99,6 +99,32 @@ def remove_object(store: StateStore, source: Source) -> None:
         write_atomic(path, yamlio.round_trip_dump_all(rest, len(rest) > 1 or text.lstrip().startswith("---")))
 
 
+def stamp_creation(store: StateStore, key: Key, obj: dict, now: str) -> bool:
+    """Record ``metadata.creationTimestamp`` = ``now`` for an object stored for the first time, in
+    its computed overlay (``computed/status/...``, merged by ``get``; the detector keeps it for
+    templates), as the API server stamps an object on create: so every kind shows an AGE, and a
+    file stays free of server fields. Returns False (and writes nothing) when the object already
+    has an overlay."""
+    from karmactl.store.state import dump_computed
+
+    path = store.computed_path(key)
+    if path.exists():
+        return False
+    meta = {"name": key[3], **({"namespace": key[2]} if key[2] else {}), "creationTimestamp": now}
+    overlay = {"apiVersion": obj["apiVersion"], "kind": obj["kind"], "metadata": meta}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, dump_computed(overlay))
+    return True
+
+
+def remove_overlay(store: StateStore, key: Key) -> None:
+    """Remove the computed status and metadata of a deleted user object
+    (``computed/status/<resource>/[<namespace>/]<name>.json``), as the API server deletes an object
+    with its status: an object re-created under the same name starts afresh (a new
+    ``creationTimestamp``, no stale status). Bindings and Works are the next run's to remove."""
+    remove_file(store.computed_path(key), store.root)
+
+
 def index_user_objects(store: StateStore) -> dict[Key, Source]:
     """Key -> Source of every user object (parsed, not validated), for apply/delete."""
     from karmactl.store.state import check_object, key_of

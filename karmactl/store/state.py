@@ -579,7 +579,7 @@ def not_an_object(doc) -> str | None:
     A document is taken for an object when it is a mapping with ``kind`` or ``metadata``: one
     that lacks only ``apiVersion`` or a name is a mistake to report, while a Helm ``Chart.yaml``
     (``apiVersion`` alone), a ``values.yaml``, a ``config.json`` or a plain ``kustomization.yaml``
-    are not objects at all. Kustomize's own ``Kustomization``/``Component`` (group
+    are not objects at all, nor is a kubeconfig (``kind: Config``). Kustomize's own ``Kustomization``/``Component`` (group
     ``kustomize.config.k8s.io``) configure a client-side tool and are not objects either.
     """
     if not isinstance(doc, dict):
@@ -587,6 +587,8 @@ def not_an_object(doc) -> str | None:
     if "kind" not in doc and "metadata" not in doc:
         return "not a Kubernetes object (no kind)"
     api_version = doc.get("apiVersion")
+    if doc.get("kind") == "Config" and api_version == "v1" and "metadata" not in doc:
+        return "a kubeconfig, not a Kubernetes object"
     if isinstance(api_version, str) and group_of(api_version) in _TOOL_CONFIG_GROUPS:
         return f"a {group_of(api_version)} configuration file, not a Kubernetes object"
     return None
