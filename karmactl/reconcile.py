@@ -165,7 +165,8 @@ def load(store: StateStore) -> Snapshot:
     from karmactl import __version__
 
     # the store hands over freshly parsed objects: defaulting may work on them in place
-    return store.load(normalize=lambda obj, src: normalize_object(obj, src, store.registry, owned=True),
+    # strict: files edited by hand (or merged in git) get the same checks as `apply`
+    return store.load(normalize=lambda obj, src: normalize_object(obj, src, store.registry, owned=True, strict=True),
                       normalize_tag=f"karmactl-{__version__}-{_source_stamp()}")
 
 
