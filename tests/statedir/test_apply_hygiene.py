@@ -3,37 +3,14 @@ from __future__ import annotations
 
 from karmactl.store import yamlio
 from tests.conftest import NOW, cluster_yaml, write
-
-NGINX = """
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: nginx
-  labels: {app: nginx}
-  annotations:
-    work.karmada.io/conflict-resolution: overwrite
-spec:
-  replicas: 3
-  selector: {matchLabels: {app: nginx}}
-  template:
-    metadata: {labels: {app: nginx}}
-    spec:
-      containers: [{name: nginx, image: nginx}]
----
-apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata:
-  name: nginx-propagation
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
-  placement: {clusterAffinity: {clusterNames: [member1]}}
-"""
+from tests.statedir.samples import BAD_POLICY, NGINX
 
 SERVER_KEYS = ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields")
 
 
 def test_get_yaml_then_apply_leaves_the_source_clean(cli, state, tmp_path):
-    write(tmp_path / "in" / "nginx.yaml", NGINX)
+    write(tmp_path / "in" / "nginx.yaml", NGINX.replace(
+        "  labels: {app: nginx}\n", "  labels: {app: nginx}\n  annotations: {work.karmada.io/conflict-resolution: overwrite}\n", 1))
     write(state / "clusters.yaml", cluster_yaml("member1"))
     cli.ok("apply", "-f", str(tmp_path / "in"))
     cli.ok("reconcile", "--offline", "--now", NOW)
@@ -79,16 +56,7 @@ def test_verbose_apply_names_what_it_did_not_store(cli, tmp_path):
 
 
 def test_every_error_of_a_policy_is_listed(cli, tmp_path):
-    write(tmp_path / "pp.yaml", """
-    apiVersion: policy.karmada.io/v1alpha1
-    kind: PropagationPolicy
-    metadata:
-      name: bad
-    spec:
-      placement:
-        clusterAffinity: {clusterNames: [member1]}
-        clusterAffinities: [{affinityName: a, clusterNames: [member1]}]
-    """)
+    write(tmp_path / "pp.yaml", BAD_POLICY)
     code, out, err = cli("apply", "-f", str(tmp_path / "pp.yaml"), "-v")
     assert code == 2 and out == ""
     lines = [ln for ln in err.splitlines() if ln.startswith("error: ")]
@@ -115,16 +83,7 @@ def test_every_bad_file_of_a_directory_is_listed_and_nothing_stored(cli, state, 
 
 
 def test_a_state_file_with_several_errors_lists_them_all(cli, state):
-    write(state / "pp.yaml", """
-    apiVersion: policy.karmada.io/v1alpha1
-    kind: PropagationPolicy
-    metadata:
-      name: bad
-    spec:
-      placement:
-        clusterAffinity: {clusterNames: [member1]}
-        clusterAffinities: [{affinityName: a, clusterNames: [member1]}]
-    """)
+    write(state / "pp.yaml", BAD_POLICY)
     code, _out, err = cli("reconcile", "--offline", "--now", NOW)
     assert code == 2
     assert sum(1 for ln in err.splitlines() if ln.startswith("error: pp.yaml:1: PropagationPolicy default/bad:")) >= 2

@@ -6,26 +6,7 @@ import json
 
 from karmactl.emulator import MemberServer
 from tests.conftest import NOW, cluster_yaml, write
-
-NGINX = """
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: nginx}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: nginx}}
-  template:
-    metadata: {labels: {app: nginx}}
-    spec:
-      containers: [{name: nginx, image: nginx}]
----
-apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: nginx-propagation}
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
-  placement: {clusterAffinity: {clusterNames: [member1]}}
-"""
+from tests.statedir.samples import NGINX
 
 LATER = "2026-01-01T02:00:00Z"
 

@@ -6,31 +6,7 @@ import pytest
 
 from karmactl.cli.main import main_exit_code
 from tests.conftest import NOW, cluster_yaml, write
-
-DEPLOYMENT = """
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: nginx
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: nginx}}
-  template:
-    metadata: {labels: {app: nginx}}
-    spec:
-      containers: [{name: nginx, image: nginx:1.25}]
-"""
-
-POLICY = """
-apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata:
-  name: nginx-propagation
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
-  placement: {clusterAffinity: {clusterNames: [member1]}}
-"""
-
+from tests.statedir.samples import DEPLOYMENT, POLICY
 
 def _repository(state):
     """A state directory as people keep one in git: manifests beside a Helm chart, a kustomization,
