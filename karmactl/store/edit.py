@@ -57,6 +57,13 @@ def _plain(node):
     return node
 
 
+def _as_read(node) -> object:
+    """A ruamel round-trip node as every other path reads it (:func:`karmactl.store.yamlio.load_all`,
+    Kubernetes' YAML 1.1 scalars): ruamel reads YAML 1.2, where ``on`` or ``0755`` mean something
+    else, so comparing its values with a parsed object would see changes that are not there."""
+    return yamlio.load_all(yamlio.round_trip_dump_all([node], False))[0][0]
+
+
 def replace_object(store: StateStore, source: Source, new: dict) -> bool:
     """Replace the object at ``source`` with ``new`` in its file; returns False when unchanged."""
     path = store.root / source.path
@@ -64,7 +71,7 @@ def replace_object(store: StateStore, source: Source, new: dict) -> bool:
     docs = yamlio.round_trip_load_all(text)
     live = _live_docs(docs)
     idx, doc = live[source.index]
-    if _plain(doc) == new:
+    if _as_read(doc) == new:
         return False
     docs[idx] = update_in_place(doc, new)
     explicit = text.lstrip().startswith("---") or len(live) > 1

@@ -137,3 +137,15 @@ def test_builtin_kinds_are_validated_strictly_against_the_openapi_schema(cli, st
           .replace("feature: on", 'feature: "on"'))
     out = cli.ok("apply", "-f", str(tmp_path / "bad.yaml"))
     assert "deployment.apps/web created" in out and "configmap/flags created" in out and "service/svc created" in out
+
+
+def test_reapplying_a_file_is_unchanged_under_kubernetes_scalar_rules(cli, state, tmp_path):
+    # YAML 1.1 octal and booleans mean the same to every reader of the state directory
+    text = ("apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ntype: Opaque\nimmutable: yes\n"
+            "stringData: {mode: '0755'}\n")
+    write(tmp_path / "s.yaml", text)
+    assert "secret/s created" in cli.ok("apply", "-f", str(tmp_path / "s.yaml"))
+    stored = next(state.rglob("s.yaml"))
+    stored.write_text(stored.read_text().replace("immutable: true", "immutable: yes  # kept as written"))
+    assert "secret/s unchanged" in cli.ok("apply", "-f", str(tmp_path / "s.yaml"))
+    assert "immutable: yes  # kept as written" in stored.read_text()
