@@ -5,7 +5,6 @@ in-process with a pinned clock and captured output (httpie's ``Environment`` pat
 """
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from datetime import datetime, timezone
@@ -96,25 +95,15 @@ def err(text: str) -> None:
     sys.stderr.write(text if text.endswith("\n") else text + "\n")
 
 
-class _StderrNotes(logging.Handler):
-    """Writes log records as ``note: ...`` lines to the current ``sys.stderr`` (looked up at each
-    record, so in-process runs with captured output see them)."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        err(f"note: {record.getMessage()}")
-
-
-_NOTES_HANDLER = _StderrNotes()
-
-
 def show_notes(verbose: int) -> None:
-    """Route karmactl's informational notes (``logging`` under ``karmactl``, e.g. files the state
-    directory loader ignored) to stderr when ``verbose`` > 0, and silence them otherwise."""
-    logger = logging.getLogger("karmactl")
-    if _NOTES_HANDLER not in logger.handlers:
-        logger.addHandler(_NOTES_HANDLER)
-        logger.propagate = False
-    logger.setLevel(logging.INFO if verbose > 0 else logging.WARNING)
+    """Print karmactl's informational notes (files the state directory loader ignored...) on
+    stderr as ``note: ...`` when ``verbose`` > 0, and drop them otherwise. Nothing is imported
+    without ``-v`` (start-up time)."""
+    mod = sys.modules.get("karmactl.store.state")
+    if verbose > 0 and mod is None:
+        from karmactl.store import state as mod
+    if mod is not None:
+        mod.note_sink = (lambda text: err(f"note: {text}")) if verbose > 0 else None
 
 
 # commands that make the state directory when it is missing; every other command needs it

@@ -24,11 +24,9 @@ file's validated objects keyed by its (mtime, size, inode): an unchanged file is
 from __future__ import annotations
 
 import json
-import logging
 import os
 
 import orjson
-import pathspec
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,8 +45,14 @@ IGNORE_FILE = ".karmactlignore"
 # configuration files of client-side tools, never objects an API server serves
 _TOOL_CONFIG_GROUPS = {"kustomize.config.k8s.io"}
 
-# notes about what a load left out (shown on stderr with -v by the CLI)
-notes = logging.getLogger("karmactl.store")
+# where notes about what a load left out go: ``f(text)``, or None to drop them (the CLI sets it
+# with -v; a plain callable instead of ``logging``, which costs start-up time on every command)
+note_sink = None
+
+
+def _note(text: str) -> None:
+    if note_sink is not None:
+        note_sink(text)
 COMPUTED_KINDS = {("work.karmada.io", "ResourceBinding"), ("work.karmada.io", "ClusterResourceBinding"),
                   ("work.karmada.io", "Work")}
 
@@ -157,24 +161,24 @@ class StateStore:
                             continue
                         rel = self.rel(Path(entry.path))
                         if ignore is not None and ignore.match_file(rel + "/"):
-                            notes.info("ignoring %s/: excluded by %s", rel, IGNORE_FILE)
+                            _note(f"ignoring {rel}/: excluded by {IGNORE_FILE}")
                             continue
                         if os.path.isfile(os.path.join(entry.path, "Chart.yaml")):
-                            notes.info("ignoring %s/: a Helm chart (render it with `helm template` to apply "
-                                       "its objects)", rel)
+                            _note(f"ignoring {rel}/: a Helm chart (render it with `helm template` to apply "
+                                  f"its objects)")
                             continue
                         stack.append(Path(entry.path))
                     elif entry.name.endswith((".yaml", ".yml", ".json")) and not entry.name.startswith("."):
                         if ignore is not None and ignore.match_file(self.rel(Path(entry.path))):
-                            notes.info("ignoring %s: excluded by %s", self.rel(Path(entry.path)), IGNORE_FILE)
+                            _note(f"ignoring {self.rel(Path(entry.path))}: excluded by {IGNORE_FILE}")
                             continue
                         found.append(Path(entry.path))
         found.sort(key=lambda p: p.parts)  # Path's own order, without its slow comparisons
         return found
 
-    def ignore_spec(self) -> pathspec.PathSpec | None:
+    def ignore_spec(self):
         """The patterns of ``<state>/.karmactlignore`` (gitignore syntax, paths relative to the
-        state directory), or None when there is no such file.
+        state directory) as a ``pathspec.GitIgnoreSpec``, or None when there is no such file.
 
         Raises:
             InputError: the file cannot be read.
@@ -186,6 +190,8 @@ class StateStore:
             return None
         except (OSError, UnicodeDecodeError) as exc:
             raise InputError(f"cannot read file: {exc}", IGNORE_FILE) from None
+        import pathspec  # only when there is an ignore file: it is slow to import
+
         return pathspec.GitIgnoreSpec.from_lines(text.splitlines())
 
     def computed_files(self) -> list[Path]:
@@ -374,7 +380,7 @@ class StateStore:
                 if skipped:
                     new_cache[rel]["skipped"] = skipped
             for note in new_cache[rel].get("skipped") or ():
-                notes.info("ignoring %s", note)
+                _note(f"ignoring {note}")
             for obj, index, line in objs:
                 key = key_of(obj)
                 if key in snap.user:
