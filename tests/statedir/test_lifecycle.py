@@ -68,3 +68,17 @@ def test_unjoin_of_a_pull_cluster_names_a_command_that_exists(cli, state):
     assert "karmactl delete cluster member1" in err and "`unregister`" not in err
     # and that command does it
     assert 'cluster.cluster.karmada.io "member1" deleted' in cli.ok("delete", "cluster", "member1")
+
+
+def test_namespaces_that_objects_use_appear_in_get_ns(cli, state, tmp_path):
+    write(state / "member1.yaml", cluster_yaml("member1"))
+    write(tmp_path / "web.yaml", NGINX.replace("  name: nginx\n", "  name: nginx\n  namespace: web\n", 1)
+          .replace("name: nginx-propagation\n", "name: nginx-propagation\n  namespace: web\n"))
+    write(tmp_path / "ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a}\n")
+    cli.ok("--now", NOW, "apply", "-f", str(tmp_path))
+    cli.ok("reconcile", "--offline", "--now", NOW)
+    rows = {line.split()[0]: line.split()[1:] for line in cli.ok("--now", LATER, "get", "ns").splitlines()[1:]}
+    assert set(rows) == {"default", "web", "team-a", "karmada-es-member1"}
+    assert rows["team-a"][-1] == "120m"  # written: its own AGE
+    assert rows["web"][-1] == "<unknown>"
+    assert "web" in cli.ok("get", "ns", "web", "-o", "name")
