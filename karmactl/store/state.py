@@ -258,9 +258,10 @@ class StateStore:
             pass  # a read-only state directory still works, only slower
 
     def _parse_many(self, paths: list[Path], normalize=None) -> list[tuple[list, list]]:
-        """``(signature, documents, skipped)`` of each path, in order: the signature is ``[mtime_ns,
-        size, inode]`` read before the file, the documents ``[[object, index, line, checked]]``,
-        ``skipped`` the notes about documents that are not objects.
+        """``([(signature, documents, skipped) or None], errors)``: for each path in order, None when
+        it failed (its :class:`InputError` is in ``errors``, in path order), else the signature
+        ``[mtime_ns, size, inode]`` read before the file, the documents ``[[object, index, line,
+        checked]]`` and ``skipped``, the notes about documents that are not objects.
 
         Large batches are parsed by two worker processes (YAML parsing is CPU-bound Python and
         these machines have two cores), each taking every other file so both get the same mix;
@@ -268,17 +269,19 @@ class StateStore:
         True). Objects of other kinds (custom resources, whose CustomResourceDefinition may be in
         any file) and CRDs themselves are left to the caller.
 
-        Raises:
-            InputError: the first failing file in path order.
         """
         workers = min(PARSE_WORKERS, os.cpu_count() or 1)
         if len(paths) < PARALLEL_PARSE_MIN_FILES or workers < 2 or "fork" not in _start_methods():
-            out = []
+            out, errors = [], []
             for p in paths:
-                sig, skipped = file_signature(p), []
-                docs = [[o, i, ln, False] for o, i, ln in self.read_documents(p, skipped=skipped)]
-                out.append((sig, docs, skipped))
-            return out
+                try:
+                    sig, skipped = file_signature(p), []
+                    docs = [[o, i, ln, False] for o, i, ln in self.read_documents(p, skipped=skipped)]
+                    out.append((sig, docs, skipped))
+                except InputError as exc:
+                    errors.append(exc)
+                    out.append(None)
+            return out, errors
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
@@ -291,19 +294,14 @@ class StateStore:
         finally:
             _WORKER_JOB = None
         out: list = [None] * len(paths)
-        first_error = None
+        errors = []
         for i, batch in enumerate(results):
             if isinstance(batch, bytes):
                 batch = orjson.loads(batch)
             for j, item in enumerate(batch["docs"]):
                 out[i + j * nb] = item
-            if batch["error"] is not None:  # InputError.fields()
-                position = i + len(batch["docs"]) * nb
-                if first_error is None or position < first_error[0]:
-                    first_error = (position, batch["error"])
-        if first_error is not None:
-            raise InputError(*first_error[1])
-        return out
+            errors.extend((i + j * nb, fields) for j, fields in batch["errors"])  # InputError.fields()
+        return out, [InputError(*fields) for _position, fields in sorted(errors, key=lambda e: e[0])]
 
     def check_document(self, obj: dict, index: int, line: int, rel: str, normalize=None) -> dict:
         """Check one user object (apiVersion, kind, name; not a computed kind) and normalize it.
@@ -330,7 +328,8 @@ class StateStore:
                 results made under another tag, or under other CRDs, are not used.
 
         Raises:
-            InputError: malformed files, unknown kinds, objects without name, duplicate keys.
+            InputError: malformed files, unknown kinds, objects without name, invalid fields (all
+                of them, of every file), duplicate keys.
         """
         files = self.user_files()
         cache = self._read_cache(normalize_tag)
@@ -343,7 +342,12 @@ class StateStore:
             else:
                 missed.append(path)
         builtin_kinds = set(self.registry.group_kinds())
-        for path, (sig, docs, skipped) in zip(missed, self._parse_many(missed, normalize)):
+        results, errors = self._parse_many(missed, normalize)
+        for path, result in zip(missed, results):
+            if result is None:  # reported in errors; the other files are still checked
+                files.remove(path)
+                continue
+            sig, docs, skipped = result
             parsed[path] = {"sig": sig, "raw": docs, "skipped": skipped}
         # CRDs first, so custom resources in any file are known.
         crds = []
@@ -374,8 +378,11 @@ class StateStore:
                     raw = [[o, i, ln, False] for o, i, ln in self.read_documents(path, rel, skipped)]
                 objs = []
                 for obj, index, line, checked in raw:
-                    objs.append([obj if checked else self.check_document(obj, index, line, rel, normalize),
-                                 index, line])
+                    try:
+                        objs.append([obj if checked else self.check_document(obj, index, line, rel, normalize),
+                                     index, line])
+                    except InputError as exc:  # every bad object of every file is reported
+                        errors.append(exc)
                 new_cache[rel] = {"sig": entry["sig"], "crds": crd_tag, "objs": objs}
                 if skipped:
                     new_cache[rel]["skipped"] = skipped
@@ -385,10 +392,13 @@ class StateStore:
                 key = key_of(obj)
                 if key in snap.user:
                     other = snap.sources[key]
-                    raise InputError(f"duplicate object: also defined in {other.path}:{other.line}",
-                                     rel, line, describe_key(key))
+                    errors.append(InputError(f"duplicate object: also defined in {other.path}:{other.line}",
+                                             rel, line, describe_key(key)))
+                    continue
                 snap.user[key] = obj
                 snap.sources[key] = Source(rel, index, line)
+        if errors:
+            raise InputError.several(errors)
         if dirty and self.root.is_dir():
             # the cache is written as parsed (not the caller's later mutations): serialize now
             self._write_cache(normalize_tag, new_cache)
@@ -532,12 +542,12 @@ def file_signature(path: Path) -> list[int]:
 
 def _parse_batch(paths: list[str]) -> list:
     """Worker: parse files and check objects of built-in kinds. Returns ``{"docs": [per file:
-    (signature, [[object, index, line, checked]], skipped)], "error": None | [message, file, line, object, field]}``
-    (the first :class:`InputError` ends the batch, as ``InputError.fields()``), as orjson bytes when JSON can hold it."""
+    (signature, [[object, index, line, checked]], skipped) or None for a failing file], "errors": [[index in
+    docs, InputError.fields()]]}``, as orjson bytes when JSON can hold it."""
     store, normalize = _WORKER_JOB
     crd = ("apiextensions.k8s.io", "CustomResourceDefinition")
     out: list = []
-    error = None
+    errors = []
     for p in paths:
         path = Path(p)
         rel = store.rel(path)
@@ -554,9 +564,9 @@ def _parse_batch(paths: list[str]) -> list:
                     docs.append([obj, index, line, False])
             out.append((sig, docs, skipped))
         except InputError as exc:
-            error = exc.fields()
-            break
-    result = {"docs": out, "error": error}
+            errors.append([len(out), exc.fields()])
+            out.append(None)
+    result = {"docs": out, "errors": errors}
     try:
         # JSON crosses the process boundary several times faster than a pickle of the same dicts;
         # values JSON cannot hold (binary, sets, huge integers) fall back to pickling

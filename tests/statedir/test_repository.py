@@ -111,3 +111,22 @@ def test_state_that_is_a_file_is_an_error(tmp_path, capsys):
     write(tmp_path / "f", "x")
     assert main_exit_code(["--state", str(tmp_path / "f"), "get", "deploy"]) == 2
     assert "is not a directory" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("large", [False, True], ids=["in process", "parse workers"])
+def test_every_bad_file_of_the_state_directory_is_reported(cli, state, monkeypatch, large):
+    from karmactl.store import state as state_mod
+
+    if large:
+        monkeypatch.setattr(state_mod, "PARALLEL_PARSE_MIN_FILES", 1)
+    write(state / "a.yaml", DEPLOYMENT)
+    write(state / "b-broken.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [\n")
+    write(state / "c-typo.yaml", DEPLOYMENT.replace("  replicas: 3\n", "  replica: 3\n").replace("name: nginx\n", "name: web\n", 1))
+    write(state / "d-unknown.yaml", "apiVersion: example.com/v1\nkind: Gizmo\nmetadata: {name: g}\n")
+    code, _out, err = cli("get", "deploy")
+    assert code == 2
+    errors = [ln for ln in err.splitlines() if ln.startswith("error: ")]
+    assert len(errors) == 3, err
+    assert errors[0].startswith("error: b-broken.yaml:") and "invalid YAML" in errors[0]
+    assert errors[1] == 'error: c-typo.yaml:1: Deployment default/web: spec.replica: unknown field "spec.replica"'
+    assert errors[2].startswith("error: d-unknown.yaml:1: Gizmo g: kind:")
