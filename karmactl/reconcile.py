@@ -126,28 +126,37 @@ class OfflineMembers:
 # --------------------------------------------------------------------------- loading
 
 
-def normalize_object(obj: dict, src: Source, registry, owned: bool = False) -> dict:
+def normalize_object(obj: dict, src: Source, registry, owned: bool = False, strict: bool = False) -> dict:
     """Alias normalisation, defaulting and validation of one user object (Karmada's webhooks).
 
     Args:
         owned: the caller hands ``obj`` over (a freshly parsed object): it may be rewritten in
             place instead of copied. Otherwise ``obj`` is left as it is.
+        strict: first check a built-in kind against its Kubernetes OpenAPI schema as written
+            (``karmactl.api.openapi.strict_errors``: unknown fields, wrong types), as ``kubectl
+            apply --validate=strict``; ``apply`` asks for it.
 
     Raises:
-        InputError: naming the file, line, object and the first invalid field.
+        InputError: naming the file, line and object, and every invalid field (Karmada's
+            webhooks aggregate all field errors of an object into one response).
     """
     from karmactl.api.defaults import default_object, normalize_aliases
     from karmactl.api.validation import validate_defaulted
 
     label = describe_key(key_of(obj))
+    if strict:
+        from karmactl.api.openapi import strict_errors
+
+        schema_errors = strict_errors(obj)
+        if schema_errors:  # a built-in kind: the schema's verdict is the whole verdict (no webhook)
+            raise InputError.several([InputError(message, src.path, src.line, label, path)
+                                      for path, message in schema_errors])
     obj, errors = normalize_aliases(obj, copy=not owned)
     if not errors:
         obj = default_object(obj, copy=not owned)
         errors = validate_defaulted(obj, registry)
     if errors:
-        first = errors[0]
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise InputError(first.message + more, src.path, src.line, label, first.path)
+        raise InputError.several([InputError(e.message, src.path, src.line, label, e.path) for e in errors])
     return obj
 
 
@@ -156,7 +165,8 @@ def load(store: StateStore) -> Snapshot:
     from karmactl import __version__
 
     # the store hands over freshly parsed objects: defaulting may work on them in place
-    return store.load(normalize=lambda obj, src: normalize_object(obj, src, store.registry, owned=True),
+    # strict: files edited by hand (or merged in git) get the same checks as `apply`
+    return store.load(normalize=lambda obj, src: normalize_object(obj, src, store.registry, owned=True, strict=True),
                       normalize_tag=f"karmactl-{__version__}-{_source_stamp()}")
 
 
@@ -492,8 +502,9 @@ def unjoin(store: StateStore, name: str, members: Members | None, clock, wait: f
         if cluster is None:
             raise UnjoinError("NotFound", f"no cluster object {name} found in karmada control Plane")
         if (cluster.get("spec") or {}).get("syncMode") == "Pull":
-            raise UnjoinError("PullMode", f"cluster {name} is a Pull mode member cluster, please use command "
-                                          f"`unregister` if you want to continue unregistering the cluster")
+            raise UnjoinError("PullMode", f"cluster {name} is a Pull mode member cluster (its agent applies "
+                                          f"the Works itself); remove it with `karmactl delete cluster {name}` "
+                                          f"if you want to continue unregistering the cluster")
         report = RunReport()
         now = clock()
         after, remaining = unjoin_pass(before, name, now, members, report)

@@ -14,7 +14,7 @@ from typing import List, Optional
 
 import typer
 
-from karmactl.cli.context import CLIError, Context, ExitCode, err, out
+from karmactl.cli.context import CLIError, Context, ExitCode, err, out, show_notes
 
 app = typer.Typer(name="karmactl", no_args_is_help=True, add_completion=False, rich_markup_mode=None,
                   context_settings={"help_option_names": ["-h", "--help"]},
@@ -43,7 +43,8 @@ def main(ctx: typer.Context,
          state: Path = typer.Option(Path("state"), "--state", envvar="KARMACTL_STATE", help="State directory."),
          now: Optional[str] = typer.Option(None, "--now", help="Pin the clock (RFC 3339), e.g. 2026-01-01T00:00:00Z."),
          verbose: int = typer.Option(0, "-v", "--verbose", count=True, help="More output on stderr.")):
-    ctx.obj = Context(state=state, now_text=now, verbose=verbose)
+    ctx.obj = Context(state=state, now_text=now, verbose=verbose, command=ctx.invoked_subcommand)
+    show_notes(verbose)
 
 
 # ---------------------------------------------------------------------------- apply / delete

@@ -172,12 +172,14 @@ def test_events_cannot_be_written_by_hand(cli, tmp_path):
 
 def test_an_unreadable_event_file_fails_the_run_and_nothing_is_written(walk, state):
     walk.setup(STATIC_PP)
+    before = {p: p.read_bytes() for p in (state / "computed").rglob("*") if p.is_file()}  # creation times
     bad = state / "computed" / "events" / "default" / "deployment.apps.nginx.json"
     bad.parent.mkdir(parents=True)
     bad.write_text("{not json")
     code, _out, err = walk.cli("reconcile", "--offline", "--now", T0)
     assert code == 2 and "computed/events/default/deployment.apps.nginx.json" in err
-    assert sorted(p.name for p in (state / "computed").iterdir()) == ["events"]  # no binding, Work or status
+    after = {p: p.read_bytes() for p in (state / "computed").rglob("*") if p.is_file() and p != bad}
+    assert after == before  # no binding, Work, status or Event
 
 
 # ---------------------------------------------------------------------------- failover, offline
