@@ -1,6 +1,7 @@
 """Command implementations (kept apart from argument parsing so tests can call them directly)."""
 from __future__ import annotations
 
+import os
 import re
 import sys
 import time
@@ -10,6 +11,7 @@ from karmactl.api.selectors import label_selector_matches
 from karmactl.cli.context import CLIError, Context, ExitCode, err, out
 from karmactl.cli.objects import find, not_found, objects_of, resolve_kind
 from karmactl.cli.printers import describe_text, render
+from karmactl.store import yamlio
 from karmactl.store.fsio import state_lock
 from karmactl.store.state import InputError, StateStore, key_of, parse_documents, check_object, Source
 
@@ -33,21 +35,28 @@ def read_inputs(paths: list[str], recursive: bool) -> list[tuple[dict, str, int,
     found = []
     for p in paths:
         if p == "-":
-            found.extend((o, "<stdin>", i, ln) for o, i, ln in parse_documents(sys.stdin.read(), "<stdin>"))
+            data = sys.stdin.buffer.read(yamlio.MAX_INPUT_BYTES + 1)
+            try:
+                text = yamlio.decode_input(data)
+            except yamlio.YAMLSyntaxError as exc:
+                raise InputError(str(exc), "<stdin>", exc.line) from None
+            found.extend((o, "<stdin>", i, ln) for o, i, ln in parse_documents(text, "<stdin>"))
             continue
         path = Path(p)
         if path.is_dir():
             files = sorted(f for f in (path.rglob("*") if recursive else path.glob("*"))
                            if f.is_file() and f.suffix in (".yaml", ".yml", ".json") and not f.name.startswith("."))
-        elif path.is_file():
+        elif os.path.lexists(path):
             files = [path]
         else:
             raise InputError("the path does not exist", p)
         for f in files:
             try:
-                text = f.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise InputError(f"cannot read file: {exc}", str(f)) from None
+                text = yamlio.read_input_file(f)
+            except OSError as exc:
+                raise InputError(f"cannot read file: {exc.strerror or exc}", str(f)) from None
+            except yamlio.YAMLSyntaxError as exc:
+                raise InputError(str(exc), str(f), exc.line) from None
             found.extend((o, str(f), i, ln) for o, i, ln in parse_documents(text, str(f)))
     return found
 

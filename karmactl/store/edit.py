@@ -11,13 +11,19 @@ from pathlib import Path
 from karmactl.api.kinds import KindInfo
 from karmactl.store import yamlio
 from karmactl.store.fsio import remove_file, write_atomic
-from karmactl.store.state import Key, Source, StateStore
+from karmactl.store.state import Key, Source, StateStore, path_part
 
 
 def canonical_path(store: StateStore, info: KindInfo, namespace: str, name: str) -> Path:
-    """Where ``apply`` puts a new object."""
-    base = store.root / info.plural
-    return base / namespace / f"{name}.yaml" if namespace else base / f"{name}.yaml"
+    """Where ``apply`` puts a new object: ``<plural>/[<namespace>/]<name>.yaml`` under the state
+    directory, each part checked to stay inside it (:func:`~karmactl.store.state.path_part`).
+
+    Raises:
+        InputError: a plural, namespace or name that would leave the state directory.
+    """
+    base = store.root / path_part(info.plural, "spec.names.plural")
+    file = path_part(name, "metadata.name", ".yaml")
+    return base / path_part(namespace, "metadata.namespace") / file if namespace else base / file
 
 
 def update_in_place(node, new):

@@ -20,11 +20,11 @@ class StateLockedError(RuntimeError):
 def write_atomic(path: Path, text: str | bytes) -> None:
     """Write ``text`` to ``path`` atomically (temp file + rename), creating parent directories.
 
-    The temporary name is ``.<name>.<pid>.tmp`` in the same directory: unique per process, and a
-    run holds the state lock, so no two writers share it.
+    The temporary name is ``.karmactl-<pid>.tmp`` in the same directory (short, so any valid file
+    name has room): unique per process, and a run holds the state lock, so no two writers share it.
     """
     data = text.encode("utf-8") if isinstance(text, str) else text
-    tmp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    tmp = os.path.join(os.path.dirname(path), f".karmactl-{os.getpid()}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     except FileNotFoundError:
