@@ -212,7 +212,7 @@ def hoist_global_options(argv: list[str]) -> list[str]:
 
 def main_exit_code(argv: list[str] | None = None) -> int:
     from karmactl.reconcile import NotConvergedError
-    from karmactl.store.fsio import StateLockedError
+    from karmactl.store.fsio import OutsideStateError, StateLockedError
     from karmactl.store.state import InputError
 
     if os.environ.get(COMPLETE_VAR):
@@ -231,6 +231,9 @@ def main_exit_code(argv: list[str] | None = None) -> int:
         err(str(exc) if str(exc).startswith("Error from server") else f"error: {exc}")
         return int(exc.code)
     except InputError as exc:
+        err(f"error: {exc}")
+        return int(ExitCode.INPUT_ERROR)
+    except OutsideStateError as exc:
         err(f"error: {exc}")
         return int(ExitCode.INPUT_ERROR)
     except StateLockedError as exc:

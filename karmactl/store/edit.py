@@ -10,8 +10,8 @@ from pathlib import Path
 
 from karmactl.api.kinds import KindInfo
 from karmactl.store import yamlio
-from karmactl.store.fsio import remove_file, write_atomic
-from karmactl.store.state import Key, Source, StateStore, path_part
+from karmactl.store.fsio import OutsideStateError, check_inside, remove_file, write_atomic
+from karmactl.store.state import InputError, Key, Source, StateStore, path_part
 
 
 def canonical_path(store: StateStore, info: KindInfo, namespace: str, name: str) -> Path:
@@ -23,7 +23,16 @@ def canonical_path(store: StateStore, info: KindInfo, namespace: str, name: str)
     """
     base = store.root / path_part(info.plural, "spec.names.plural")
     file = path_part(name, "metadata.name", ".yaml")
-    return base / path_part(namespace, "metadata.namespace") / file if namespace else base / file
+    path = base / path_part(namespace, "metadata.namespace") / file if namespace else base / file
+    _inside(store, path)
+    return path
+
+
+def _inside(store: StateStore, path: Path) -> None:
+    try:
+        check_inside(store.root, path)
+    except OutsideStateError as exc:
+        raise InputError(str(exc), store.rel(path)) from None
 
 
 def update_in_place(node, new):
@@ -66,6 +75,7 @@ def _plain(node):
 def replace_object(store: StateStore, source: Source, new: dict) -> bool:
     """Replace the object at ``source`` with ``new`` in its file; returns False when unchanged."""
     path = store.root / source.path
+    _inside(store, path)
     text = path.read_text(encoding="utf-8")
     docs = yamlio.round_trip_load_all(text)
     live = _live_docs(docs)
@@ -93,6 +103,7 @@ def append_new(store: StateStore, info: KindInfo, obj: dict) -> Path:
 def remove_object(store: StateStore, source: Source) -> None:
     """Remove the object at ``source`` from its file; the file goes when nothing is left in it."""
     path = store.root / source.path
+    _inside(store, path)
     text = path.read_text(encoding="utf-8")
     docs = yamlio.round_trip_load_all(text)
     live = _live_docs(docs)
@@ -128,6 +139,7 @@ def edit_object(store: StateStore, source: Source, mutate) -> bool:
     writes nothing) when the object did not change.
     """
     path = store.root / source.path
+    _inside(store, path)
     text = path.read_text(encoding="utf-8")
     docs = yamlio.round_trip_load_all(text)
     live = _live_docs(docs)

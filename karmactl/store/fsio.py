@@ -13,6 +13,22 @@ from contextlib import contextmanager
 from pathlib import Path
 
 
+class OutsideStateError(ValueError):
+    """A path that would resolve outside the state directory (through ``..`` or a symlink)."""
+
+
+def check_inside(root: Path | str, path: Path | str) -> None:
+    """Refuse ``path`` unless it resolves (symlinks followed, as far as it exists) inside ``root``.
+
+    Raises:
+        OutsideStateError: naming the path and where it leads.
+    """
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    if real != real_root and not real.startswith(real_root.rstrip("/") + "/"):
+        raise OutsideStateError(f"{path} leads outside the state directory (to {real}); refused")
+
+
 class StateLockedError(RuntimeError):
     """Another karmactl process holds the state directory lock."""
 
@@ -132,6 +148,7 @@ class TreeWriter:
         self._tmps: list[tuple[str, str]] = []  # (temporary path, final path)
         self._tops: set[str] = set()  # top-most missing directories, relative to root
         self._deletes: list[str] = []
+        self._checked: set[str] = set()
         self._tmp_dir = os.path.join(self.staging, ".tmp")
         self._tmp_prefix = os.path.join(self._tmp_dir, f"{os.getpid()}-")
         self._tmp_made = False
@@ -152,8 +169,16 @@ class TreeWriter:
             top = parent
 
     def write(self, rel: str, data: bytes) -> None:
-        """Stage ``data`` for ``root/rel`` (raises OSError)."""
+        """Stage ``data`` for ``root/rel``.
+
+        Raises:
+            OSError: the file system refused.
+            OutsideStateError: ``rel`` (or a symlinked directory on its way) leads outside ``root``.
+        """
         rel_dir, _, name = rel.rpartition("/")
+        if rel_dir not in self._checked:
+            check_inside(self.root, os.path.join(self.root, rel))
+            self._checked.add(rel_dir)
         if self._exists(rel_dir):
             final = os.path.join(self.root, rel)
             if not self._tmp_made:
@@ -171,7 +196,12 @@ class TreeWriter:
         _write_new(os.path.join(target_dir, name), data)
 
     def delete(self, rel: str) -> None:
-        """Remove ``root/rel`` at commit (and directories it leaves empty, up to its first path part)."""
+        """Remove ``root/rel`` at commit (and directories it leaves empty, up to its first path part).
+
+        Raises:
+            OutsideStateError: ``rel`` leads outside ``root``.
+        """
+        check_inside(self.root, os.path.join(self.root, rel))
         self._deletes.append(rel)
 
     def plan(self) -> dict:

@@ -34,7 +34,7 @@ from karmactl.api.kinds import KindInfo, KindRegistry, group_of
 from karmactl.api.objects import describe_key
 from karmactl.api.snapshot import Snapshot
 from karmactl.store import yamlio
-from karmactl.store.fsio import TreeWriter, ensure_runtime_dir, write_atomic
+from karmactl.store.fsio import OutsideStateError, TreeWriter, check_inside, ensure_runtime_dir, write_atomic
 
 from karmactl.api.snapshot import Key  # noqa: E402  (group, kind, namespace, name)
 
@@ -151,6 +151,11 @@ class StateStore:
                             continue
                         stack.append(Path(entry.path))
                     elif entry.name.endswith((".yaml", ".yml", ".json")) and not entry.name.startswith("."):
+                        if entry.is_symlink():
+                            try:
+                                check_inside(self.root, entry.path)
+                            except OutsideStateError as exc:
+                                raise InputError(str(exc), self.rel(Path(entry.path))) from None
                         found.append(Path(entry.path))
         found.sort(key=lambda p: p.parts)  # Path's own order, without its slow comparisons
         return found
@@ -380,8 +385,15 @@ class StateStore:
         return f"{base}/{path_part(ns, 'metadata.namespace')}/{file}" if ns else f"{base}/{file}"
 
     def computed_path(self, key: Key) -> Path:
-        """Stable path of a computed object or an overlay in ``computed/``."""
-        return self.root / self.computed_rel(key)
+        """Stable path of a computed object or an overlay in ``computed/``.
+
+        Raises:
+            InputError: a name that cannot be a file name.
+            OutsideStateError: a symlinked directory on the way leads outside the state directory.
+        """
+        path = self.root / self.computed_rel(key)
+        check_inside(self.root, path)
+        return path
 
     def new_writer(self) -> TreeWriter:
         """A :class:`~karmactl.store.fsio.TreeWriter` for this directory's computed files, after
