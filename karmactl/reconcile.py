@@ -519,6 +519,7 @@ def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunRepor
     from concurrent.futures import ProcessPoolExecutor
 
     from karmactl.controllers.shards import Sharding
+    from karmactl.store.fsio import die_with_parent, kill_pool
     from karmactl.store.state import change_list
 
     global _SHARD_JOB
@@ -527,9 +528,15 @@ def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunRepor
     writer = store.new_writer()
     _SHARD_JOB = (store, before, sharding, now, writer.staging)
     try:
-        with ProcessPoolExecutor(max_workers=shards - 1, mp_context=multiprocessing.get_context("fork")) as pool:
+        pool = ProcessPoolExecutor(max_workers=shards - 1, mp_context=multiprocessing.get_context("fork"),
+                                   initializer=die_with_parent)
+        try:
             futures = [pool.submit(_compute_shard, i) for i in range(1, shards)]
             results = [_compute_shard(0)] + [f.result() for f in futures]
+        except BaseException:  # never wait for (or leave behind) a worker after an interrupt
+            kill_pool(pool)
+            raise
+        pool.shutdown()
     except BaseException:  # a shard process died, or the run was interrupted: drop all staging
         writer.abort()
         raise

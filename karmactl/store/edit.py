@@ -10,7 +10,7 @@ from pathlib import Path
 
 from karmactl.api.kinds import KindInfo
 from karmactl.store import yamlio
-from karmactl.store.fsio import OutsideStateError, check_inside, remove_file, write_atomic
+from karmactl.store.fsio import OutsideStateError, check_inside, exists, read_text, remove_file, write_atomic
 from karmactl.store.state import InputError, Key, Source, StateStore, path_part
 
 
@@ -76,7 +76,7 @@ def replace_object(store: StateStore, source: Source, new: dict) -> bool:
     """Replace the object at ``source`` with ``new`` in its file; returns False when unchanged."""
     path = store.root / source.path
     _inside(store, path)
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)
     docs = yamlio.round_trip_load_all(text)
     live = _live_docs(docs)
     idx, doc = live[source.index]
@@ -93,7 +93,7 @@ def append_new(store: StateStore, info: KindInfo, obj: dict) -> Path:
     m = obj["metadata"]
     path = canonical_path(store, info, m.get("namespace") or "" if info.namespaced else "", m["name"])
     if path.exists():
-        text = path.read_text(encoding="utf-8").rstrip("\n")
+        text = read_text(path).rstrip("\n")
         write_atomic(path, text + "\n" + yamlio.dump_all([obj]))
     else:
         write_atomic(path, yamlio.dump(obj))
@@ -104,7 +104,7 @@ def remove_object(store: StateStore, source: Source) -> None:
     """Remove the object at ``source`` from its file; the file goes when nothing is left in it."""
     path = store.root / source.path
     _inside(store, path)
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)
     docs = yamlio.round_trip_load_all(text)
     live = _live_docs(docs)
     idx, _doc = live[source.index]
@@ -140,7 +140,7 @@ def edit_object(store: StateStore, source: Source, mutate) -> bool:
     """
     path = store.root / source.path
     _inside(store, path)
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)
     docs = yamlio.round_trip_load_all(text)
     live = _live_docs(docs)
     _idx, doc = live[source.index]

@@ -239,9 +239,17 @@ class StateStore:
         global _WORKER_JOB
         nb = workers * PARSE_BATCHES_PER_WORKER
         _WORKER_JOB = (self, normalize)  # inherited by the forked workers, never pickled
+        from karmactl.store.fsio import die_with_parent, kill_pool
+
         try:
-            with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                                       initializer=die_with_parent)
+            try:
                 results = list(pool.map(_parse_batch, [[str(p) for p in paths[i::nb]] for i in range(nb)]))
+            except BaseException:
+                kill_pool(pool)
+                raise
+            pool.shutdown()
         finally:
             _WORKER_JOB = None
         out: list = [None] * len(paths)
@@ -286,6 +294,15 @@ class StateStore:
         Raises:
             InputError: malformed files, unknown kinds, objects without name, duplicate keys.
         """
+        from karmactl.store.fsio import flush_batch, pending_journal, recover, state_lock, StateLockedError
+
+        flush_batch()  # writes of this command so far, before reading the directory back
+        if pending_journal(self.root):  # a killed writer committed a batch: finish it before reading
+            try:
+                with state_lock(self.root, timeout=0):
+                    pass
+            except StateLockedError:
+                pass  # its holder replays it
         files = self.user_files()
         cache = self._read_cache(normalize_tag)
         parsed: dict[Path, dict] = {}
@@ -402,7 +419,8 @@ class StateStore:
 
         runtime = ensure_runtime_dir(self.root)
         for stale in runtime.glob("staging.*"):
-            shutil.rmtree(stale, ignore_errors=True)
+            if not stale.name.endswith(f".{os.getpid()}"):
+                shutil.rmtree(stale, ignore_errors=True)
         return TreeWriter(self.root, runtime / f"staging.{os.getpid()}")
 
     def stage_changes(self, before: Snapshot, after: Snapshot, writer: TreeWriter, keep=None) -> list[tuple]:
