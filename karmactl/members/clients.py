@@ -175,15 +175,17 @@ class MemberClient:
             self.requests += 1
             if method != "GET" and ("dryRun", "All") not in (query or []):
                 self.writes += 1
+        total = timeout or self.timeout
+        deadline = time.monotonic() + total
         try:
             resp = self.api.rest_client.pool_manager.request(
-                method, url, body=data, headers=headers, retries=False, preload_content=True,
-                timeout=urllib3.Timeout(total=timeout or self.timeout))
+                method, url, body=data, headers=headers, retries=False, preload_content=False,
+                timeout=urllib3.Timeout(total=total))
+            raw = _read_body(resp, deadline, total)
         except urllib3.exceptions.HTTPError as exc:
-            raise MemberUnreachable(_transport_message(exc, timeout or self.timeout)) from None
+            raise MemberUnreachable(_transport_message(exc, total)) from None
         except OSError as exc:
-            raise MemberUnreachable(str(exc)) from None
-        raw = resp.data or b""
+            raise MemberUnreachable(redact(str(exc))) from None
         try:
             return resp.status, orjson.loads(raw) if raw else None
         except orjson.JSONDecodeError:
@@ -199,6 +201,9 @@ class MemberClient:
         """
         status, data = self.request(method, path, body, content_type, query)
         if 200 <= status < 300:
+            if data is not None and not isinstance(data, dict):
+                raise MemberUnreachable(f"malformed answer to {method} {path}: HTTP {status} without a JSON "
+                                        f"object ({str(data)[:80]!r})")
             return data
         if status == 404 and ok_missing:
             return None
@@ -217,11 +222,16 @@ class MemberClient:
         if self._discovery is not None and not refresh:
             return self._discovery
         d = Discovery()
-        gvs = [v for v in (self.call("GET", "/api") or {}).get("versions") or []]
-        for group in (self.call("GET", "/apis") or {}).get("groups") or []:
-            gvs += [v["groupVersion"] for v in group.get("versions") or []]
-        for gv in gvs:
-            self._discover_group_version(d, gv)
+        try:
+            gvs = [v for v in (self.call("GET", "/api") or {}).get("versions") or []]
+            for group in (self.call("GET", "/apis") or {}).get("groups") or []:
+                gvs += [v["groupVersion"] for v in group.get("versions") or []]
+            if not all(isinstance(gv, str) for gv in gvs):
+                raise TypeError("a groupVersion is not a string")
+            for gv in gvs:
+                self._discover_group_version(d, gv)
+        except (AttributeError, TypeError, KeyError) as exc:
+            raise MemberUnreachable(f"malformed discovery answer: {exc}") from None
         self._discovery = d
         return d
 
@@ -251,6 +261,40 @@ class MemberClient:
             self._discover_group_version(d, api_version)
             found = d.lookup(api_version, kind)
         return found
+
+
+MAX_BODY_BYTES = 256 * 1024 * 1024
+"""Largest answer read from a member (a cluster-wide Pod list of a large member is tens of MiB)."""
+
+
+def _read_body(resp, deadline: float, total: float) -> bytes:
+    """Read an answer within ``deadline`` (``time.monotonic()``): a member trickling bytes cannot
+    stretch a request past its total timeout (urllib3's read timeout restarts at every byte).
+
+    Raises:
+        MemberUnreachable: past the deadline, or over :data:`MAX_BODY_BYTES`.
+    """
+    chunks, size = [], 0
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise MemberUnreachable(f"request timed out after {total:g}s (answer still arriving)")
+            sock = getattr(getattr(resp, "_connection", None) or getattr(resp, "connection", None), "sock", None)
+            if sock is not None:
+                sock.settimeout(left)
+            chunk = resp.read1(1 << 16)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > MAX_BODY_BYTES:
+                raise MemberUnreachable(f"answer larger than {MAX_BODY_BYTES // (1024 * 1024)} MiB")
+            chunks.append(chunk)
+    except BaseException:
+        resp.close()  # never drain a trickling or oversized answer
+        raise
+    resp.release_conn()
+    return b"".join(chunks)
 
 
 def _transport_message(exc, timeout: float) -> str:
