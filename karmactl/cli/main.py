@@ -294,6 +294,6 @@ def _main_exit_code(argv: list[str], verbose: bool) -> int:
             exc.show()
             return int(ExitCode.INPUT_ERROR)
         if verbose or os.environ.get("KARMACTL_DEBUG"):
-            traceback.print_exc()
+            err(traceback.format_exc())
         err(f"error: internal error: {type(exc).__name__}: {exc} (run with -v for details; this is a bug)")
         return 70
