@@ -61,6 +61,30 @@ def flip(state: Path, variant: int) -> None:
         f.write_text("\n".join(lines))
 
 
+def session_alive(sid: int, grace: float = 10.0) -> bool:
+    """Whether a live (not zombie) process of session ``sid`` remains after ``grace`` seconds (a
+    killed worker is a zombie until init reaps it)."""
+    deadline = time.monotonic() + grace
+    while True:
+        alive = False
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[3]) == sid and fields[0] != "Z":  # fields after "pid (comm)": state ppid pgrp session
+                alive = True
+                break
+        if not alive:
+            return False
+        if time.monotonic() >= deadline:
+            return True
+        time.sleep(0.05)
+
+
 def outside_snapshot(parent: Path) -> set:
     return {str(p) for p in parent.rglob("*") if "state" not in p.relative_to(parent).parts[:1]}
 
@@ -73,6 +97,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--signal", choices=["KILL", "INT", "TERM", "mixed"], default="KILL")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workdir", default=None)
+    ap.add_argument("--progress", action="store_true", help="Print the counts after every trial (stderr).")
     a = ap.parse_args(argv)
     rnd = random.Random(a.seed)
     work = Path(a.workdir or tempfile.mkdtemp(prefix="karmactl-kill-"))
@@ -118,12 +143,9 @@ def main(argv=None) -> dict:
             os.killpg(proc.pid, signal.SIGKILL)
             _out, err = proc.communicate()
         stats["kills"] += 1
-        try:
-            os.killpg(proc.pid, 0)
+        if session_alive(proc.pid):
             stats["orphans"] += 1  # a process of the killed command's session survived
             os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         rc = proc.returncode
         if rc == 70:
             stats["exit70"] += 1
@@ -145,6 +167,8 @@ def main(argv=None) -> dict:
         if outside_snapshot(work) != outside_before:
             stats["outside_writes"] += 1
             outside_before = outside_snapshot(work)
+        if a.progress:
+            print(json.dumps(dict(stats, trial=trial + 1)), file=sys.stderr, flush=True)
     print(json.dumps(stats))
     if not a.workdir:
         shutil.rmtree(work, ignore_errors=True)
