@@ -139,10 +139,15 @@ def normalize_object(obj: dict, src: Source, registry, owned: bool = False) -> d
     from karmactl.api.validation import validate_defaulted
 
     label = describe_key(key_of(obj))
-    obj, errors = normalize_aliases(obj, copy=not owned)
-    if not errors:
-        obj = default_object(obj, copy=not owned)
-        errors = validate_defaulted(obj, registry)
+    try:
+        obj, errors = normalize_aliases(obj, copy=not owned)
+        if not errors:
+            obj = default_object(obj, copy=not owned)
+            errors = validate_defaulted(obj, registry)
+    except (AttributeError, TypeError, KeyError, ValueError, IndexError) as exc:
+        # a field of a type no check above expected: still bad input, never an internal error
+        raise InputError(f"a field has a type Kubernetes does not accept ({type(exc).__name__}: {exc})",
+                         src.path, src.line, label) from None
     if errors:
         first = errors[0]
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""

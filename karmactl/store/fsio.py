@@ -225,10 +225,10 @@ class Batch:
                 if action == "write":
                     tmp = os.path.join(os.path.dirname(path), f".karmactl-{os.getpid()}-{n}.tmp")
                     try:
-                        _write_new_replacing(tmp, arg)
+                        _write_new(tmp, arg, exclusive=False)
                     except FileNotFoundError:
                         os.makedirs(os.path.dirname(path), exist_ok=True)
-                        _write_new_replacing(tmp, arg)
+                        _write_new(tmp, arg, exclusive=False)
                     renames.append([tmp, path])
                 else:
                     deletes.append([path, str(arg)])
@@ -239,16 +239,6 @@ class Batch:
         self.pending = {}
         if renames or deletes:
             _commit_journal(self.root, renames, deletes, None)
-
-
-def _write_new_replacing(path: str, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-    finally:
-        os.close(fd)
 
 
 def flush_batch() -> None:
@@ -422,10 +412,10 @@ def _holder(fd: int) -> str:
     return text or "holder unknown"
 
 
-def _write_new(path: str, data: bytes) -> None:
-    """Create ``path`` (it must not exist) holding ``data``: three system calls, where ``open()``
-    adds three more (fstat, ioctl, lseek) per file."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+def _write_new(path: str, data: bytes, exclusive: bool = True) -> None:
+    """Create ``path`` (with ``exclusive``, it must not exist) holding ``data``: three system
+    calls, where ``open()`` adds three more (fstat, ioctl, lseek) per file."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | (os.O_EXCL if exclusive else os.O_TRUNC), 0o644)
     try:
         view = memoryview(data)
         while view:

@@ -2,15 +2,20 @@
 which karmactl must refuse with exit 2 (never exit 70, a signal, a hang or a crash)."""
 from __future__ import annotations
 
-POLICY = b"""apiVersion: policy.karmada.io/v1alpha1
+def policy_for(*clusters: str) -> bytes:
+    """A PropagationPolicy dividing every Deployment's replicas over ``clusters``."""
+    return f"""apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
-metadata: {name: all, namespace: default}
+metadata: {{name: all, namespace: default}}
 spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
+  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment}}]
   placement:
-    clusterAffinity: {clusterNames: [m1, m2]}
-    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted}
-"""
+    clusterAffinity: {{clusterNames: [{", ".join(clusters)}]}}
+    replicaScheduling: {{replicaSchedulingType: Divided, replicaDivisionPreference: Weighted}}
+""".encode()
+
+
+POLICY = policy_for("m1", "m2")
 
 
 def deployment(name: str = "nginx", replicas: str = "1", extra: str = "", containers: str | None = None) -> bytes:
@@ -68,6 +73,18 @@ HOSTILE: dict[str, tuple[bytes, str]] = {
     "namespace dotdot": (deployment().replace(b"namespace: default", b'namespace: ".."'), "metadata.namespace"),
     "not a mapping": (b"- 1\n- 2\n", "mapping"),
     "spec a string": (deployment().split(b"spec:")[0] + b"spec: oops\n", "spec"),
+    "ingress path a list": (b"""apiVersion: networking.karmada.io/v1alpha1
+kind: MultiClusterIngress
+metadata: {name: demo, namespace: default}
+spec:
+  rules:
+  - host: demo.localdev.me
+    http:
+      paths:
+      - path: [null]
+        pathType: Prefix
+        backend: {service: {name: web, port: {number: 80}}}
+""", "path"),
     "crd plural escaping": (b"""apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata: {name: xs.example.com}

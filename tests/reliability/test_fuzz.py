@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from karmactl.cli.main import main_exit_code
@@ -256,6 +256,7 @@ contexts: [{{name: m, context: {{cluster: m, user: m}}}}]
 
 @_settings
 @given(script=answers())
+@example(script={**{ep: (200, b"null") for ep in _ENDPOINTS}, "/api/v1/pods": (200, b'{"items": [null]}')})
 def test_member_answers_never_break_the_probe(scripted_member, script):
     from karmactl.members.clients import MemberClient
     from karmactl.members.kubeconfig import ClusterAccess

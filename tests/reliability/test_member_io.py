@@ -11,6 +11,7 @@ import pytest
 
 from tests.conftest import write
 from tests.members.conftest import members, nginx  # noqa: F401  (fixture)
+from tests.reliability.hostile import policy_for
 
 
 class _Hostile(BaseHTTPRequestHandler):
@@ -86,14 +87,7 @@ current-context: {name}
 def test_one_bad_member_fails_alone(cli, state, members, hostile, mode, phrase):  # noqa: F811
     hostile("bad", mode)
     nginx(state)
-    write(state / "policies" / "nginx.yaml", """
-        apiVersion: policy.karmada.io/v1alpha1
-        kind: PropagationPolicy
-        metadata: {name: nginx, namespace: default}
-        spec:
-          resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
-          placement: {clusterAffinity: {clusterNames: [member1, bad]}}
-        """)
+    (state / "policy.yaml").write_bytes(policy_for("member1", "bad"))
     code, _out, err = cli("reconcile", "--now", "2026-01-01T00:00:10Z")
     assert code == 3, err
     assert "member bad:" in err and phrase in err, err
