@@ -144,17 +144,22 @@ def normalize_object(obj: dict, src: Source, registry, owned: bool = False, stri
     from karmactl.api.validation import validate_defaulted
 
     label = describe_key(key_of(obj))
-    if strict:
-        from karmactl.api.openapi import strict_errors
+    try:
+        if strict:
+            from karmactl.api.openapi import strict_errors
 
-        schema_errors = strict_errors(obj)
-        if schema_errors:  # a built-in kind: the schema's verdict is the whole verdict (no webhook)
-            raise InputError.several([InputError(message, src.path, src.line, label, path)
-                                      for path, message in schema_errors])
-    obj, errors = normalize_aliases(obj, copy=not owned)
-    if not errors:
-        obj = default_object(obj, copy=not owned)
-        errors = validate_defaulted(obj, registry)
+            schema_errors = strict_errors(obj)
+            if schema_errors:  # a built-in kind: the schema's verdict is the whole verdict (no webhook)
+                raise InputError.several([InputError(message, src.path, src.line, label, path)
+                                          for path, message in schema_errors])
+        obj, errors = normalize_aliases(obj, copy=not owned)
+        if not errors:
+            obj = default_object(obj, copy=not owned)
+            errors = validate_defaulted(obj, registry)
+    except (AttributeError, TypeError, KeyError, ValueError, IndexError) as exc:
+        # a field of a type no check above expected: still bad input, never an internal error
+        raise InputError(f"a field has a type Kubernetes does not accept ({type(exc).__name__}: {exc})",
+                         src.path, src.line, label) from None
     if errors:
         raise InputError.several([InputError(e.message, src.path, src.line, label, e.path) for e in errors])
     return obj
@@ -584,6 +589,7 @@ def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunRepor
     from concurrent.futures import ProcessPoolExecutor
 
     from karmactl.controllers.shards import Sharding
+    from karmactl.store.fsio import die_with_parent, kill_pool
     from karmactl.store.state import change_list
 
     global _SHARD_JOB
@@ -592,9 +598,15 @@ def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunRepor
     writer = store.new_writer()
     _SHARD_JOB = (store, before, sharding, now, writer.staging)
     try:
-        with ProcessPoolExecutor(max_workers=shards - 1, mp_context=multiprocessing.get_context("fork")) as pool:
+        pool = ProcessPoolExecutor(max_workers=shards - 1, mp_context=multiprocessing.get_context("fork"),
+                                   initializer=die_with_parent)
+        try:
             futures = [pool.submit(_compute_shard, i) for i in range(1, shards)]
             results = [_compute_shard(0)] + [f.result() for f in futures]
+        except BaseException:  # never wait for (or leave behind) a worker after an interrupt
+            kill_pool(pool)
+            raise
+        pool.shutdown()
     except BaseException:  # a shard process died, or the run was interrupted: drop all staging
         writer.abort()
         raise

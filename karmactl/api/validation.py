@@ -28,6 +28,7 @@ from karmactl.api.validation_fields import (
 )
 from karmactl.api import validation_rules as rules
 from karmactl.api.validation_schema import SPEC_SCHEMAS
+from karmactl.api.validation_workloads import workload_errors
 
 __all__ = ["FieldError", "validate_object", "validate_defaulted"]
 
@@ -73,6 +74,8 @@ def validate_defaulted(target: dict, registry: KindRegistry, errs: list[FieldErr
     errs += _metadata_errors(target, info)
     if info is not None and info.karmada:
         errs += _karmada_errors(target, info)
+    elif info is not None:
+        errs += workload_errors(target, info.group, info.kind)
     return _unique(errs)
 
 

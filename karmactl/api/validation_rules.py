@@ -21,6 +21,7 @@ from karmactl.api.validation_fields import (
     FieldError, check_annotations, check_label_name, check_labels, child, dns1035_label, dns1123_label,
     dns1123_subdomain,
     duplicate, forbidden, index, invalid, json_pointer_error, label_value, not_supported, qualified_name, required,
+    wrong_type,
 )
 
 MAX_INT64 = 2**63 - 1
@@ -656,6 +657,8 @@ def _host_errors(host: str, path: str, reject_ip: bool) -> list[FieldError]:
 def _http_path_errors(p: dict, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     ptype, value = p.get("pathType"), p.get("path") or ""
+    if not isinstance(value, str):
+        return [wrong_type(child(path, "path"), value, "string")]
     if ptype is None:
         return [required(child(path, "pathType"), "pathType must be specified")]
     if ptype in ("Exact", "Prefix"):

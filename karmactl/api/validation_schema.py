@@ -53,9 +53,15 @@ class Str(Schema):
             errs.append(invalid(path, value, f"should match '{self.pattern.pattern}'"))
 
 
+INT32_MAX = 2 ** 31 - 1
+
+
 class Int(Schema):
-    def __init__(self, minimum=None):
+    """An integer; ``maximum`` e.g. :data:`INT32_MAX` for Karmada's ``format: int32`` replica counts."""
+
+    def __init__(self, minimum=None, maximum=None):
         self.minimum = minimum
+        self.maximum = maximum
 
     def check(self, value, path, errs):
         # YAML booleans are ints in Python; the API server does not accept them as integers.
@@ -67,6 +73,8 @@ class Int(Schema):
                 return
         if self.minimum is not None and value < self.minimum:
             errs.append(invalid(path, value, f"should be greater than or equal to {self.minimum}"))
+        if self.maximum is not None and value > self.maximum:
+            errs.append(invalid(path, value, f"should be less than or equal to {self.maximum}"))
 
 
 class Bool(Schema):
@@ -277,8 +285,8 @@ OVERRIDE_SPEC = Obj({
 
 _TARGET_CLUSTER = Obj({
     "name": Str(),
-    "replicas": Int(),
-    "components": Arr(Obj({"name": Str(), "replicas": Int()}, ("name", "replicas"))),
+    "replicas": Int(maximum=INT32_MAX),
+    "components": Arr(Obj({"name": Str(), "replicas": Int(maximum=INT32_MAX)}, ("name", "replicas"))),
 }, ("name",))
 _NODE_SELECTOR_REQ = Obj({"key": Str(), "operator": Str(), "values": STRINGS}, ("key", "operator"))
 _REPLICA_REQUIREMENTS = Obj({
@@ -299,15 +307,15 @@ BINDING_SPEC = Obj({
                      "resourceVersion": Str()}, ("apiVersion", "kind", "name")),
     "propagateDeps": Bool(),
     "replicaRequirements": _REPLICA_REQUIREMENTS,
-    "replicas": Int(),
-    "components": Arr(Obj({"name": Str(max_len=32), "replicas": Int(),
+    "replicas": Int(maximum=INT32_MAX),
+    "components": Arr(Obj({"name": Str(max_len=32), "replicas": Int(maximum=INT32_MAX),
                            "replicaRequirements": _REPLICA_REQUIREMENTS}, ("name", "replicas"))),
     "clusters": Arr(_TARGET_CLUSTER),
     "placement": PLACEMENT,
     "gracefulEvictionTasks": Arr(Obj({
         "fromCluster": Str(),
         "purgeMode": Str(enum=PURGE_MODES_APPLICATION),
-        "replicas": Int(),
+        "replicas": Int(maximum=INT32_MAX),
         "reason": Str(min_len=1, max_len=32, pattern=EVICTION_REASON_PATTERN),
         "message": Str(max_len=1024),
         "producer": Str(),

@@ -1,6 +1,7 @@
 """Command implementations (kept apart from argument parsing so tests can call them directly)."""
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -9,6 +10,7 @@ from karmactl.api.selectors import label_selector_matches
 from karmactl.cli.context import CLIError, Context, ExitCode, err, out
 from karmactl.cli.objects import find, not_found, objects_of, resolve_kind
 from karmactl.cli.printers import describe_text, render
+from karmactl.store import yamlio
 from karmactl.store.fsio import state_lock
 from karmactl.store.state import InputError, StateStore, key_of, parse_documents, check_object, Source
 
@@ -45,21 +47,29 @@ def read_inputs(paths: list[str], recursive: bool, errors: list | None = None) -
 
     for p in paths:
         if p == "-":
-            parse(sys.stdin.read(), "<stdin>")
+            data = sys.stdin.buffer.read(yamlio.MAX_INPUT_BYTES + 1)
+            try:
+                text = yamlio.decode_input(data)
+            except yamlio.YAMLSyntaxError as exc:
+                raise InputError(str(exc), "<stdin>", exc.line) from None
+            parse(text, "<stdin>")
             continue
         path = Path(p)
         if path.is_dir():
             files = sorted(f for f in (path.rglob("*") if recursive else path.glob("*"))
                            if f.is_file() and f.suffix in (".yaml", ".yml", ".json") and not f.name.startswith("."))
-        elif path.is_file():
+        elif os.path.lexists(path):
             files = [path]
         else:
             raise InputError("the path does not exist", p)
         for f in files:
             try:
-                text = f.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                parse_error = InputError(f"cannot read file: {exc}", str(f))
+                text = yamlio.read_input_file(f)
+            except (OSError, yamlio.YAMLSyntaxError) as exc:
+                if isinstance(exc, OSError):
+                    parse_error = InputError(f"cannot read file: {exc.strerror or exc}", str(f))
+                else:
+                    parse_error = InputError(str(exc), str(f), exc.line)
                 if errors is None:
                     raise parse_error from None
                 errors.append(parse_error)

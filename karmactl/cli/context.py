@@ -87,12 +87,20 @@ class Context:
 
 
 def out(text: str = "") -> None:
-    """Data to stdout."""
+    """Data to stdout (member credentials karmactl loaded are never echoed:
+    :func:`karmactl.members.kubeconfig.redact_known`)."""
+    from karmactl.members.kubeconfig import redact_known
+
+    text = redact_known(text)
     sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
 
 
 def err(text: str) -> None:
-    """Progress, warnings and errors to stderr."""
+    """Progress, warnings and errors to stderr, credentials redacted
+    (:func:`karmactl.members.kubeconfig.redact`)."""
+    from karmactl.members.kubeconfig import redact
+
+    text = redact(text)
     sys.stderr.write(text if text.endswith("\n") else text + "\n")
 
 

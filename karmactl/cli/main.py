@@ -42,7 +42,14 @@ def complete_kind(incomplete: str) -> list[str]:
 def main(ctx: typer.Context,
          state: Path = typer.Option(Path("state"), "--state", envvar="KARMACTL_STATE", help="State directory."),
          now: Optional[str] = typer.Option(None, "--now", help="Pin the clock (RFC 3339), e.g. 2026-01-01T00:00:00Z."),
-         verbose: int = typer.Option(0, "-v", "--verbose", count=True, help="More output on stderr.")):
+         verbose: int = typer.Option(0, "-v", "--verbose", count=True, help="More output on stderr."),
+         lock_timeout: str = typer.Option("0s", "--lock-timeout",
+                                          help="Wait this long (e.g. 30s, 2m) for another karmactl holding the "
+                                               "state directory, then exit 5 naming it.")):
+    from karmactl.cli.commands import parse_duration
+    from karmactl.store import fsio
+
+    fsio.LOCK_TIMEOUT = parse_duration(lock_timeout)
     ctx.obj = Context(state=state, now_text=now, verbose=verbose, command=ctx.invoked_subcommand)
     show_notes(verbose)
 
@@ -185,11 +192,24 @@ _register_extra_commands()
 
 
 def run(argv: list[str] | None = None) -> None:
-    """Console-script entry point: runs the app and maps errors to exit codes."""
-    sys.exit(main_exit_code(argv))
+    """Console-script entry point: runs the app and maps errors to exit codes.
+
+    SIGINT and SIGTERM stop the command at the next safe point (never inside a commit): it prints
+    ``interrupted`` and exits 130 (143 for SIGTERM) at once, without waiting for member calls
+    still under way in other threads (the state directory is as before, or complete).
+    """
+    from karmactl.store import fsio
+
+    fsio.install_signal_handlers()
+    code = main_exit_code(argv)
+    if code in (130, 143):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
 
 
-_GLOBAL_WITH_VALUE = ("--state", "--now")
+_GLOBAL_WITH_VALUE = ("--state", "--now", "--lock-timeout")
 _GLOBAL_FLAGS = ("-v", "--verbose", "-vv", "-vvv")
 
 
@@ -216,10 +236,6 @@ def hoist_global_options(argv: list[str]) -> list[str]:
 
 
 def main_exit_code(argv: list[str] | None = None) -> int:
-    from karmactl.reconcile import NotConvergedError
-    from karmactl.store.fsio import StateLockedError
-    from karmactl.store.state import InputError
-
     if os.environ.get(COMPLETE_VAR):
         # the shell asks for completions: register typer's completion classes (only then, so
         # ordinary start-up stays fast)
@@ -227,6 +243,22 @@ def main_exit_code(argv: list[str] | None = None) -> int:
         completion_init()
     argv = hoist_global_options(list(argv if argv is not None else sys.argv[1:]))
     verbose = "-v" in argv or "--verbose" in argv
+    from karmactl.store import fsio
+
+    fsio.INTERRUPTED.clear()
+    code = _main_exit_code(argv, verbose)
+    if fsio.INTERRUPTED:
+        if code not in (130, 143):
+            err("interrupted")
+        return 143 if fsio.INTERRUPTED[0] == 15 else 130
+    return code
+
+
+def _main_exit_code(argv: list[str], verbose: bool) -> int:
+    from karmactl.reconcile import NotConvergedError
+    from karmactl.store.fsio import OutsideStateError, StateLockedError, Terminated
+    from karmactl.store.state import InputError
+
     try:
         app(args=argv, prog_name="karmactl", standalone_mode=False)
         return int(ExitCode.OK)
@@ -238,6 +270,9 @@ def main_exit_code(argv: list[str] | None = None) -> int:
     except InputError as exc:
         err(f"error: {exc}")
         return int(ExitCode.INPUT_ERROR)
+    except OutsideStateError as exc:
+        err(f"error: {exc}")
+        return int(ExitCode.INPUT_ERROR)
     except StateLockedError as exc:
         err(f"error: {exc}")
         return int(ExitCode.LOCKED)
@@ -247,6 +282,9 @@ def main_exit_code(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         err("interrupted")
         return 130
+    except Terminated:
+        err("interrupted (SIGTERM)")
+        return 143
     except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback for users
         if type(exc).__name__ == "Exit" and hasattr(exc, "exit_code"):
             return int(exc.exit_code)
@@ -257,6 +295,6 @@ def main_exit_code(argv: list[str] | None = None) -> int:
             exc.show()
             return int(ExitCode.INPUT_ERROR)
         if verbose or os.environ.get("KARMACTL_DEBUG"):
-            traceback.print_exc()
+            err(traceback.format_exc())
         err(f"error: internal error: {type(exc).__name__}: {exc} (run with -v for details; this is a bug)")
         return 70

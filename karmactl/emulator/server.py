@@ -723,8 +723,8 @@ class MemberServer:
         from ruamel.yaml import YAML
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         tmp = path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            YAML(typ="safe", pure=True).dump(cfg, f)
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as f:
+            YAML(typ="safe", pure=True).dump(cfg, f)  # a bearer token: mode 0600, as kubectl writes
         os.replace(tmp, path)
         return path
 

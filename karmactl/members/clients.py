@@ -10,13 +10,15 @@ Discovery (``/api``, ``/apis`` and each group-version) is fetched once per run p
 """
 from __future__ import annotations
 
+import shutil
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 
 import orjson
 
-from karmactl.members.kubeconfig import ClusterAccess
+from karmactl.members.kubeconfig import ClusterAccess, redact, register_secret
 
 DEFAULT_TIMEOUT = 5.0
 DEFAULT_QPS = 50.0
@@ -135,10 +137,29 @@ class MemberClient:
 
         self.access, self.timeout = access, float(timeout)
         cfg = kclient.Configuration()
-        kconfig.load_kube_config(config_file=":".join(access.paths), context=access.context,
-                                 client_configuration=cfg, persist_config=False)
-        cfg.retries = 0  # read by the pool manager when the ApiClient is built
-        self.api = kclient.ApiClient(configuration=cfg)
+        # inline certificates and keys (``*-data``) become files only in a private directory, read
+        # into memory at once and removed before any request: no key file outlives this call,
+        # even if the process is killed later
+        keydir = tempfile.mkdtemp(prefix="karmactl-keys-")
+        try:
+            kconfig.load_kube_config(config_file=":".join(access.paths), context=access.context,
+                                     client_configuration=cfg, persist_config=False, temp_file_path=keydir)
+            for value in list((cfg.api_key or {}).values()) + [cfg.password]:
+                register_secret(value)
+            for value in (cfg.api_key or {}).values():
+                if isinstance(value, str) and any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+                    raise ValueError(f"the token of context {access.context} holds a line break or another "
+                                     f"control character (an HTTP header cannot carry it)")
+            cfg.retries = 0  # read by the pool manager when the ApiClient is built
+            self.api = kclient.ApiClient(configuration=cfg)
+            if not cfg.proxy:
+                self.api.rest_client.pool_manager = _in_memory_pool(cfg)
+            else:  # proxies keep the client's own pool, which reads the files per connection
+                keydir = None
+        finally:
+            _forget_temp_files(keydir)
+            if keydir:
+                shutil.rmtree(keydir, ignore_errors=True)
         self.bucket = TokenBucket(qps)
         self.requests = 0
         self.writes = 0
@@ -175,15 +196,17 @@ class MemberClient:
             self.requests += 1
             if method != "GET" and ("dryRun", "All") not in (query or []):
                 self.writes += 1
+        total = timeout or self.timeout
+        deadline = time.monotonic() + total
         try:
             resp = self.api.rest_client.pool_manager.request(
-                method, url, body=data, headers=headers, retries=False, preload_content=True,
-                timeout=urllib3.Timeout(total=timeout or self.timeout))
+                method, url, body=data, headers=headers, retries=False, preload_content=False,
+                timeout=urllib3.Timeout(total=total))
+            raw = _read_body(resp, deadline, total)
         except urllib3.exceptions.HTTPError as exc:
-            raise MemberUnreachable(_transport_message(exc, timeout or self.timeout)) from None
-        except OSError as exc:
-            raise MemberUnreachable(str(exc)) from None
-        raw = resp.data or b""
+            raise MemberUnreachable(_transport_message(exc, total)) from None
+        except (OSError, ValueError) as exc:  # ValueError: a header http.client refuses
+            raise MemberUnreachable(redact(str(exc))) from None
         try:
             return resp.status, orjson.loads(raw) if raw else None
         except orjson.JSONDecodeError:
@@ -199,6 +222,9 @@ class MemberClient:
         """
         status, data = self.request(method, path, body, content_type, query)
         if 200 <= status < 300:
+            if data is not None and not isinstance(data, dict):
+                raise MemberUnreachable(f"malformed answer to {method} {path}: HTTP {status} without a JSON "
+                                        f"object ({str(data)[:80]!r})")
             return data
         if status == 404 and ok_missing:
             return None
@@ -217,11 +243,16 @@ class MemberClient:
         if self._discovery is not None and not refresh:
             return self._discovery
         d = Discovery()
-        gvs = [v for v in (self.call("GET", "/api") or {}).get("versions") or []]
-        for group in (self.call("GET", "/apis") or {}).get("groups") or []:
-            gvs += [v["groupVersion"] for v in group.get("versions") or []]
-        for gv in gvs:
-            self._discover_group_version(d, gv)
+        try:
+            gvs = [v for v in (self.call("GET", "/api") or {}).get("versions") or []]
+            for group in (self.call("GET", "/apis") or {}).get("groups") or []:
+                gvs += [v["groupVersion"] for v in group.get("versions") or []]
+            if not all(isinstance(gv, str) for gv in gvs):
+                raise TypeError("a groupVersion is not a string")
+            for gv in gvs:
+                self._discover_group_version(d, gv)
+        except (AttributeError, TypeError, KeyError) as exc:
+            raise MemberUnreachable(f"malformed discovery answer: {exc}") from None
         self._discovery = d
         return d
 
@@ -251,6 +282,80 @@ class MemberClient:
             self._discover_group_version(d, api_version)
             found = d.lookup(api_version, kind)
         return found
+
+
+def _in_memory_pool(cfg):
+    """A urllib3 pool manager for ``cfg`` whose TLS material (CA, client certificate and key) is
+    loaded into one ``SSLContext`` now, so the files may be removed."""
+    import ssl
+
+    import urllib3
+
+    ctx = ssl.create_default_context(cafile=cfg.ssl_ca_cert or None)
+    if cfg.ca_cert_data:
+        ctx.load_verify_locations(cadata=cfg.ca_cert_data)
+    if not cfg.verify_ssl:
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+    if cfg.cert_file:
+        ctx.load_cert_chain(cfg.cert_file, cfg.key_file)
+    args = {"cert_reqs": ssl.CERT_REQUIRED if cfg.verify_ssl else ssl.CERT_NONE, "ssl_context": ctx, "retries": 0}
+    if cfg.assert_hostname is not None:
+        args["assert_hostname"] = cfg.assert_hostname
+    if cfg.tls_server_name:
+        args["server_hostname"] = cfg.tls_server_name
+    if cfg.connection_pool_maxsize is not None:
+        args["maxsize"] = cfg.connection_pool_maxsize
+    return urllib3.PoolManager(**args)
+
+
+def _forget_temp_files(keydir) -> None:
+    """Drop the kubernetes client's memo of the temporary files it made in ``keydir`` (they are
+    removed), so a later load writes them again."""
+    if not keydir:
+        return
+    try:
+        from kubernetes.config import kube_config
+
+        for content, name in list(kube_config._temp_files.items()):
+            if str(name).startswith(str(keydir)):
+                del kube_config._temp_files[content]
+    except (ImportError, AttributeError):  # pragma: no cover - another client version
+        pass
+
+
+MAX_BODY_BYTES = 256 * 1024 * 1024
+"""Largest answer read from a member (a cluster-wide Pod list of a large member is tens of MiB)."""
+
+
+def _read_body(resp, deadline: float, total: float) -> bytes:
+    """Read an answer within ``deadline`` (``time.monotonic()``): a member trickling bytes cannot
+    stretch a request past its total timeout (urllib3's read timeout restarts at every byte).
+
+    Raises:
+        MemberUnreachable: past the deadline, or over :data:`MAX_BODY_BYTES`.
+    """
+    chunks, size = [], 0
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise MemberUnreachable(f"request timed out after {total:g}s (answer still arriving)")
+            sock = getattr(getattr(resp, "_connection", None) or getattr(resp, "connection", None), "sock", None)
+            if sock is not None:
+                sock.settimeout(left)
+            chunk = resp.read1(1 << 16)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > MAX_BODY_BYTES:
+                raise MemberUnreachable(f"answer larger than {MAX_BODY_BYTES // (1024 * 1024)} MiB")
+            chunks.append(chunk)
+    except BaseException:
+        resp.close()  # never drain a trickling or oversized answer
+        raise
+    resp.release_conn()
+    return b"".join(chunks)
 
 
 def _transport_message(exc, timeout: float) -> str:

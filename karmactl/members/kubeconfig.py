@@ -79,3 +79,53 @@ def resolve_access(cluster: dict, state_dir: Path | str, kubeconfig: str | None 
 
 
 __all__ = ["AccessError", "ClusterAccess", "CONTEXT_ANNOTATION", "KUBECONFIG_ANNOTATION", "resolve_access"]
+
+
+# ---------------------------------------------------------------------------- secrets
+_SECRETS: set[str] = set()
+_PATTERNS = None
+
+
+def register_secret(value) -> None:
+    """Remember a credential (token, password, key) so :func:`redact` hides it wherever it appears."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    if isinstance(value, str):
+        for part in {value, value.strip(), value.removeprefix("Bearer ").strip()}:
+            if len(part) >= 6:
+                _SECRETS.add(part)
+
+
+def redact_known(text: str) -> str:
+    """``text`` with every registered credential replaced by ``<redacted>`` (no pattern guessing:
+    for data output)."""
+    if _SECRETS and isinstance(text, str):
+        for secret in sorted(_SECRETS, key=len, reverse=True):
+            if secret in text:
+                text = text.replace(secret, "<redacted>")
+    return text
+
+
+def redact(text: str) -> str:
+    """``text`` with every registered credential and anything shaped like one (``Bearer <token>``,
+    ``token: ...``/``password: ...`` fields, ``*-data`` kubeconfig fields, PEM private keys)
+    replaced by ``<redacted>``. Used on every error, warning and ``-v`` line karmactl prints."""
+    global _PATTERNS
+    import re
+
+    if not isinstance(text, str) or not text:
+        return text
+    for secret in sorted(_SECRETS, key=len, reverse=True):
+        if secret in text:
+            text = text.replace(secret, "<redacted>")
+    if _PATTERNS is None:
+        _PATTERNS = [
+            (re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S),
+             "<redacted private key>"),
+            (re.compile(r"(Bearer|Basic) +[A-Za-z0-9._~+/=-]{6,}[^\s'\",}\]]*"), r"\1 <redacted>"),
+            (re.compile(r"((?:token|password|client-key-data|client-certificate-data|authorization)"
+                        r"[\"']?\s*[:=]\s*[\"']?)[^\s'\",}\]]+", re.I), r"\1<redacted>"),
+        ]
+    for rx, repl in _PATTERNS:
+        text = rx.sub(repl, text)
+    return text

@@ -62,7 +62,8 @@ def probe_member(client: MemberClient) -> ProbeResult:
         res.error = f"cluster is reachable but health endpoint responded without ok (HTTP {status})"
         return res
     try:
-        res.version = (client.call("GET", "/version") or {}).get("gitVersion")
+        version = (client.call("GET", "/version") or {}).get("gitVersion")
+        res.version = version if isinstance(version, str) else None
         disc = client.discovery(refresh=True)
         res.api_enablements = disc.api_enablements()
         res.failed_group_versions = list(disc.failed)
@@ -76,8 +77,16 @@ def probe_member(client: MemberClient) -> ProbeResult:
     except MemberApiError as exc:
         res.error = f"failed to collect cluster status: {exc.message}"
         return res
-    res.node_summary = node_summary(nodes)
-    res.resource_summary = resource_summary(nodes, pods)
+    try:
+        if not (isinstance(nodes, list) and isinstance(pods, list)):
+            raise TypeError("items is not a list")
+        res.node_summary = node_summary(nodes)
+        res.resource_summary = resource_summary(nodes, pods)
+    except (AttributeError, TypeError, KeyError, ValueError) as exc:
+        # a malformed answer is this member's failure, never the run's
+        res.node_summary = res.resource_summary = None
+        res.online = res.healthy = False
+        res.error = f"cluster is not reachable: malformed Node or Pod list ({type(exc).__name__}: {exc})"
     return res
 
 

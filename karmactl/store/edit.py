@@ -10,14 +10,29 @@ from pathlib import Path
 
 from karmactl.api.kinds import KindInfo
 from karmactl.store import yamlio
-from karmactl.store.fsio import remove_file, write_atomic
-from karmactl.store.state import Key, Source, StateStore
+from karmactl.store.fsio import OutsideStateError, check_inside, read_text, remove_file, write_atomic
+from karmactl.store.state import InputError, Key, Source, StateStore, path_part
 
 
 def canonical_path(store: StateStore, info: KindInfo, namespace: str, name: str) -> Path:
-    """Where ``apply`` puts a new object."""
-    base = store.root / info.plural
-    return base / namespace / f"{name}.yaml" if namespace else base / f"{name}.yaml"
+    """Where ``apply`` puts a new object: ``<plural>/[<namespace>/]<name>.yaml`` under the state
+    directory, each part checked to stay inside it (:func:`~karmactl.store.state.path_part`).
+
+    Raises:
+        InputError: a plural, namespace or name that would leave the state directory.
+    """
+    base = store.root / path_part(info.plural, "spec.names.plural")
+    file = path_part(name, "metadata.name", ".yaml")
+    path = base / path_part(namespace, "metadata.namespace") / file if namespace else base / file
+    _inside(store, path)
+    return path
+
+
+def _inside(store: StateStore, path: Path) -> None:
+    try:
+        check_inside(store.root, path)
+    except OutsideStateError as exc:
+        raise InputError(str(exc), store.rel(path)) from None
 
 
 def update_in_place(node, new):
@@ -67,7 +82,8 @@ def _as_read(node) -> object:
 def replace_object(store: StateStore, source: Source, new: dict) -> bool:
     """Replace the object at ``source`` with ``new`` in its file; returns False when unchanged."""
     path = store.root / source.path
-    text = path.read_text(encoding="utf-8")
+    _inside(store, path)
+    text = read_text(path)
     docs = yamlio.round_trip_load_all(text)
     live = _live_docs(docs)
     idx, doc = live[source.index]
@@ -84,7 +100,7 @@ def append_new(store: StateStore, info: KindInfo, obj: dict) -> Path:
     m = obj["metadata"]
     path = canonical_path(store, info, m.get("namespace") or "" if info.namespaced else "", m["name"])
     if path.exists():
-        text = path.read_text(encoding="utf-8").rstrip("\n")
+        text = read_text(path).rstrip("\n")
         write_atomic(path, text + "\n" + yamlio.dump_all([obj]))
     else:
         write_atomic(path, yamlio.dump(obj))
@@ -94,7 +110,8 @@ def append_new(store: StateStore, info: KindInfo, obj: dict) -> Path:
 def remove_object(store: StateStore, source: Source) -> None:
     """Remove the object at ``source`` from its file; the file goes when nothing is left in it."""
     path = store.root / source.path
-    text = path.read_text(encoding="utf-8")
+    _inside(store, path)
+    text = read_text(path)
     docs = yamlio.round_trip_load_all(text)
     live = _live_docs(docs)
     idx, _doc = live[source.index]
@@ -155,7 +172,8 @@ def edit_object(store: StateStore, source: Source, mutate) -> bool:
     writes nothing) when the object did not change.
     """
     path = store.root / source.path
-    text = path.read_text(encoding="utf-8")
+    _inside(store, path)
+    text = read_text(path)
     docs = yamlio.round_trip_load_all(text)
     live = _live_docs(docs)
     _idx, doc = live[source.index]

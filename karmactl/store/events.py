@@ -18,7 +18,7 @@ import orjson
 from karmactl.controllers import events as events_core
 from karmactl.controllers.events import derive_events, last_seen, merge_events, regarding_key
 from karmactl.store.fsio import TreeWriter
-from karmactl.store.state import COMPUTED_DIR, InputError, dump_computed
+from karmactl.store.state import COMPUTED_DIR, InputError, dump_computed, path_part
 
 EVENTS_DIR = f"{COMPUTED_DIR}/events"
 EVENT_LIST_KEY = ("events.k8s.io", "EventList")
@@ -29,7 +29,8 @@ def object_rel(obj: tuple) -> str:
     """Path (relative to the state directory) of the Events of one regarded object
     ``(group, kind, namespace, name)``."""
     group, kind, ns, name = obj
-    return f"{EVENTS_DIR}/{ns or 'default'}/{kind.lower()}.{group or 'core'}.{name}.json"
+    file_name = path_part(f"{kind.lower()}.{group or 'core'}.{name}", "regarding.name", ".json")
+    return f"{EVENTS_DIR}/{path_part(ns or 'default', 'regarding.namespace')}/{file_name}"
 
 
 def _read(root, rel: str) -> list[dict] | None:

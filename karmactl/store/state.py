@@ -34,7 +34,7 @@ from karmactl.api.kinds import UNSUPPORTED_KARMADA_KINDS, KindInfo, KindRegistry
 from karmactl.api.objects import describe_key
 from karmactl.api.snapshot import Snapshot
 from karmactl.store import yamlio
-from karmactl.store.fsio import TreeWriter, ensure_runtime_dir, write_atomic
+from karmactl.store.fsio import OutsideStateError, TreeWriter, check_inside, ensure_runtime_dir, write_atomic
 
 from karmactl.api.snapshot import Key  # noqa: E402  (group, kind, namespace, name)
 
@@ -113,6 +113,34 @@ class InputError(Exception):
         return "".join([self._one(), *(f"\nerror: {e._one()}" for e in self.more)])
 
 
+NAME_MAX = 255  # bytes in one file name on Linux file systems
+
+
+def path_part(value: str, what: str, ext: str = "") -> str:
+    """``value`` as one file-name component (``ext`` appended) that stays where it is put.
+
+    A component that would not stay inside its directory (empty, ``.``, ``..``, holding ``/`` or
+    NUL) is refused; a name too long for the file system (``NAME_MAX`` bytes, e.g. a valid
+    253-character Kubernetes name plus ``.yaml``) is shortened to a prefix and a hash of the whole
+    name, so every valid name has a file. Readers key objects on their content, not their file
+    name, so the shortening is invisible.
+
+    Raises:
+        InputError: naming ``what`` (e.g. ``metadata.name``) and the value.
+    """
+    if (not isinstance(value, str) or value in ("", ".", "..") or "/" in value or "\0" in value
+            or "\\" in value):
+        raise InputError(f"{value!r} cannot be used as a file name (it must stay inside the state directory)",
+                         field=what)
+    name = value + ext
+    if len(name.encode("utf-8", "surrogatepass")) > NAME_MAX:
+        import hashlib
+
+        digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        name = value.encode("utf-8", "surrogatepass")[:NAME_MAX - 24 - len(ext)].decode("utf-8", "ignore") + "-" + digest + ext
+    return name
+
+
 def key_of(obj: dict) -> Key:
     """(group, kind, namespace, name) of an object dict."""
     m = obj.get("metadata") or {}
@@ -172,6 +200,11 @@ class StateStore:
                         if ignore is not None and ignore.match_file(self.rel(Path(entry.path))):
                             _note(f"ignoring {self.rel(Path(entry.path))}: excluded by {IGNORE_FILE}")
                             continue
+                        if entry.is_symlink():
+                            try:
+                                check_inside(self.root, entry.path)
+                            except OutsideStateError as exc:
+                                raise InputError(str(exc), self.rel(Path(entry.path))) from None
                         found.append(Path(entry.path))
         found.sort(key=lambda p: p.parts)  # Path's own order, without its slow comparisons
         return found
@@ -228,9 +261,11 @@ class StateStore:
         """
         display = display or self.rel(path)
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot read file: {exc}", display) from None
+            text = yamlio.read_input_file(path)
+        except OSError as exc:
+            raise InputError(f"cannot read file: {exc.strerror or exc}", display) from None
+        except yamlio.YAMLSyntaxError as exc:
+            raise InputError(str(exc), display, exc.line) from None
         skipped = skipped if skipped is not None else []
         if path.suffix == ".json":
             return parse_json_documents(text, display, skipped)
@@ -288,9 +323,17 @@ class StateStore:
         global _WORKER_JOB
         nb = workers * PARSE_BATCHES_PER_WORKER
         _WORKER_JOB = (self, normalize)  # inherited by the forked workers, never pickled
+        from karmactl.store.fsio import die_with_parent, kill_pool
+
         try:
-            with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                                       initializer=die_with_parent)
+            try:
                 results = list(pool.map(_parse_batch, [[str(p) for p in paths[i::nb]] for i in range(nb)]))
+            except BaseException:
+                kill_pool(pool)
+                raise
+            pool.shutdown()
         finally:
             _WORKER_JOB = None
         out: list = [None] * len(paths)
@@ -331,6 +374,15 @@ class StateStore:
             InputError: malformed files, unknown kinds, objects without name, invalid fields (all
                 of them, of every file), duplicate keys.
         """
+        from karmactl.store.fsio import flush_batch, pending_journal, state_lock, StateLockedError
+
+        flush_batch()  # writes of this command so far, before reading the directory back
+        if pending_journal(self.root):  # a killed writer committed a batch: finish it before reading
+            try:
+                with state_lock(self.root, timeout=0):
+                    pass
+            except StateLockedError:
+                pass  # its holder replays it
         files = self.user_files()
         cache = self._read_cache(normalize_tag)
         parsed: dict[Path, dict] = {}
@@ -410,7 +462,16 @@ class StateStore:
                     obj = orjson.loads(fh.read())
             except (OSError, ValueError) as exc:
                 raise InputError(f"cannot read computed file (delete it to recompute): {exc}", rel) from None
+            if not isinstance(obj, dict):
+                raise InputError("a computed file must hold one object (delete it to recompute)", rel)
             key = key_of(obj)
+            try:
+                where = self.computed_rel(key)
+            except InputError:
+                where = None
+            if where != rel:
+                raise InputError("this computed file does not hold the object its path names (placed by hand? "
+                                 "delete it to recompute)", rel, None, describe_key(key))
             if (key[0], key[1]) in COMPUTED_KINDS:
                 (snap.works if key[1] == "Work" else snap.bindings)[key] = obj
             else:
@@ -431,13 +492,21 @@ class StateStore:
             else:
                 info = self.registry.by_group_kind(group, kind)
                 resource = info.resource_ref if info else (f"{kind.lower()}.{group}" if group else kind.lower())
-                base = f"{COMPUTED_DIR}/status/{resource}"
+                base = f"{COMPUTED_DIR}/status/{path_part(resource, 'resource')}"
             self._computed_dirs[(group, kind)] = base
-        return f"{base}/{ns}/{name}.json" if ns else f"{base}/{name}.json"
+        file = path_part(name, "metadata.name", ".json")
+        return f"{base}/{path_part(ns, 'metadata.namespace')}/{file}" if ns else f"{base}/{file}"
 
     def computed_path(self, key: Key) -> Path:
-        """Stable path of a computed object or an overlay in ``computed/``."""
-        return self.root / self.computed_rel(key)
+        """Stable path of a computed object or an overlay in ``computed/``.
+
+        Raises:
+            InputError: a name that cannot be a file name.
+            OutsideStateError: a symlinked directory on the way leads outside the state directory.
+        """
+        path = self.root / self.computed_rel(key)
+        check_inside(self.root, path)
+        return path
 
     def new_writer(self) -> TreeWriter:
         """A :class:`~karmactl.store.fsio.TreeWriter` for this directory's computed files, after
@@ -446,7 +515,8 @@ class StateStore:
 
         runtime = ensure_runtime_dir(self.root)
         for stale in runtime.glob("staging.*"):
-            shutil.rmtree(stale, ignore_errors=True)
+            if not stale.name.endswith(f".{os.getpid()}"):
+                shutil.rmtree(stale, ignore_errors=True)
         return TreeWriter(self.root, runtime / f"staging.{os.getpid()}")
 
     def stage_changes(self, before: Snapshot, after: Snapshot, writer: TreeWriter, keep=None) -> list[tuple]:
@@ -646,6 +716,21 @@ def parse_documents(text: str, display: str, skipped: list | None = None) -> lis
     return out
 
 
+class _DuplicateJSONKey(ValueError):
+    pass
+
+
+def _unique_pairs(pairs: list) -> dict:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen = set()
+        for k, _v in pairs:
+            if k in seen:
+                raise _DuplicateJSONKey(k)
+            seen.add(k)
+    return out
+
+
 def parse_json_documents(text: str, display: str, skipped: list | None = None) -> list[tuple[dict, int, int]]:
     """A ``.json`` file: one object or a ``List``; ``skipped`` as for :func:`parse_documents`.
 
@@ -653,9 +738,17 @@ def parse_json_documents(text: str, display: str, skipped: list | None = None) -
         InputError: malformed JSON (with its line) or not an object.
     """
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, object_pairs_hook=_unique_pairs)
+    except _DuplicateJSONKey as exc:
+        raise InputError(f'duplicate key "{exc}" in one object', display) from None
+    except RecursionError:
+        raise InputError(f"nesting deeper than {yamlio.MAX_DEPTH} levels", display) from None
     except ValueError as exc:
         raise InputError(f"invalid JSON: {getattr(exc, 'msg', exc)}", display, getattr(exc, "lineno", None)) from None
+    try:
+        yamlio.check_plain(doc)
+    except yamlio.YAMLSyntaxError as exc:
+        raise InputError(str(exc), display, exc.line) from None
     if skipped is not None:
         reason = not_an_object(doc)
         if reason is not None:
@@ -666,6 +759,26 @@ def parse_json_documents(text: str, display: str, skipped: list | None = None) -
     if isinstance(doc.get("items"), list) and str(doc.get("kind", "")).endswith("List"):
         return [(item, 0, 1) for item in doc["items"] if isinstance(item, dict)]
     return [(doc, 0, 1)]
+
+
+def _check_crd_names(obj: dict, display: str, line: int | None, label: str | None) -> None:
+    """A CRD's group and plural name directories (``<plural>/``, ``computed/status/<plural>.<group>/``):
+    as the API server's CRD validation, the plural must be a DNS-1035 label and the group a DNS
+    subdomain.
+
+    Raises:
+        InputError: naming the field.
+    """
+    from karmactl.api.validation_fields import dns1035_label, dns1123_subdomain
+
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    names = spec.get("names") if isinstance(spec.get("names"), dict) else {}
+    plural, group = names.get("plural"), spec.get("group")
+    if not isinstance(plural, str) or dns1035_label(plural):
+        raise InputError(f"{plural!r} is not a DNS-1035 label (lowercase letters, digits, '-')", display, line,
+                         label, "spec.names.plural")
+    if not isinstance(group, str) or dns1123_subdomain(group):
+        raise InputError(f"{group!r} is not a DNS subdomain", display, line, label, "spec.group")
 
 
 def check_object(obj: dict, registry: KindRegistry, display: str, line: int | None) -> KindInfo:
@@ -690,6 +803,8 @@ def check_object(obj: dict, registry: KindRegistry, display: str, line: int | No
     if unsupported is not None:
         raise InputError(f"{kind} ({unsupported}) is not supported by karmactl: Karmada's control plane runs it "
                          f"(see `karmactl export --to-karmada`)", display, line, label, "kind")
+    if kind == "CustomResourceDefinition":
+        _check_crd_names(obj, display, line, label)
     info = registry.for_object(api_version, kind)
     if info is None:
         raise InputError(f'unknown kind "{kind}" in apiVersion "{api_version}" (no built-in kind and no '
