@@ -73,22 +73,33 @@ def delete(ctx: typer.Context,
 # ---------------------------------------------------------------------------- get / describe
 @app.command()
 def get(ctx: typer.Context,
-        kind: str = typer.Argument(..., help="Resource type (cluster, pp, rb, work, deploy, ...).",
-                                   autocompletion=complete_kind),
-        name: Optional[str] = typer.Argument(None),
+        resources: Optional[List[str]] = typer.Argument(None, metavar="TYPE[.VERSION][.GROUP] [NAME...] | TYPE/NAME...",
+                                                        help="Resource types (deploy, pp,rb, all...) and names, or TYPE/NAME."),
         namespace: str = typer.Option("default", "-n", "--namespace"),
         all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces"),
-        output: Optional[str] = typer.Option(None, "-o", "--output", help="yaml|json|name|wide|jsonpath=..."),
-        selector: Optional[str] = typer.Option(None, "-l", "--selector", help="Label selector (k=v,k!=v,k)."),
+        output: Optional[str] = typer.Option(None, "-o", "--output",
+                                             help="yaml|json|name|wide|jsonpath=...|jsonpath-file=...|"
+                                                  "custom-columns=...|custom-columns-file=..."),
+        selector: Optional[str] = typer.Option(None, "-l", "--selector", help="Label selector (k=v,k!=v,k in (a,b),!k)."),
         field_selector: Optional[str] = typer.Option(None, "--field-selector",
                                                      help="Field selector (f=v,f!=v), e.g. regarding.name=nginx."),
         operation_scope: str = typer.Option("karmada", "-s", "--operation-scope", help="karmada|members|all"),
         clusters: Optional[str] = typer.Option(None, "-C", "--clusters", help="Member clusters (with members/all)."),
-        ignore_not_found: bool = typer.Option(False, "--ignore-not-found")):
+        ignore_not_found: bool = typer.Option(False, "--ignore-not-found"),
+        show_labels: bool = typer.Option(False, "--show-labels", help="Show all labels as the last column."),
+        label_columns: Optional[List[str]] = typer.Option(None, "-L", "--label-columns",
+                                                          help="Labels to show as columns (comma-separated, repeatable)."),
+        sort_by: Optional[str] = typer.Option(None, "--sort-by", help="Sort by a JSONPath field, e.g. .metadata.name."),
+        no_headers: bool = typer.Option(False, "--no-headers", help="No header row in tables."),
+        watch: bool = typer.Option(False, "-w", "--watch", help="After listing, print rows as objects change."),
+        watch_only: bool = typer.Option(False, "--watch-only", help="Print only changes, not the first list.")):
     """Display objects: the state directory's (status merged) and, with --operation-scope, the members'."""
-    from karmactl.cli.commands import get_cmd
-    get_cmd(ctx_of(ctx), kind, name, namespace, all_namespaces, output, selector, operation_scope, clusters, ignore_not_found,
-            field_selector)
+    from karmactl.cli.commands import GetOptions, get_cmd
+    get_cmd(ctx_of(ctx), resources or [], GetOptions(
+        namespace=namespace, all_namespaces=all_namespaces, output=output, selector=selector,
+        field_selector=field_selector, scope=operation_scope, clusters=clusters, ignore_not_found=ignore_not_found,
+        show_labels=show_labels, label_columns=[k for v in label_columns or [] for k in v.split(",") if k],
+        sort_by=sort_by, no_headers=no_headers, watch=watch, watch_only=watch_only))
 
 
 @app.command()

@@ -8,13 +8,18 @@ from karmactl.store.state import Snapshot
 
 
 def resolve_kind(snap_or_registry, name: str) -> KindInfo:
-    """KindInfo for a command-line resource name (``deploy``, ``rb``, ``works``...).
+    """KindInfo for a command-line resource name (``deploy``, ``rb``, ``works``, ``deployments.apps``,
+    ``deployment.v1.apps``...).
 
     Raises:
         CLIError: unknown resource type (exit 2), with kubectl's wording.
     """
     registry = getattr(snap_or_registry, "registry", snap_or_registry)
     info = registry.resolve(name)
+    if info is None and name.count(".") >= 2:  # resource.version.group, e.g. deployment.v1.apps
+        resource, version, group = name.split(".", 2)
+        found = registry.resolve(f"{resource}.{group}")
+        info = found if found is not None and version in (found.versions or (found.version,)) else None
     if info is None:
         raise CLIError(f'the server doesn\'t have a resource type "{name}"', ExitCode.INPUT_ERROR)
     return info
