@@ -103,34 +103,50 @@ class _nullcontext:
 
 
 # ---------------------------------------------------------------------------- delete
-def delete_cmd(c: Context, kind: str | None, names: list[str], files: list[str], namespace: str,
-               ignore_not_found: bool) -> None:
+def delete_cmd(c: Context, resources: list[str], files: list[str], namespace: str, ignore_not_found: bool,
+               selector: str | None = None, all_objects: bool = False, all_namespaces: bool = False,
+               dry_run: bool = False) -> None:
+    """``karmactl delete``: remove objects from their files (the next reconcile removes what they propagated).
+
+    Objects by ``TYPE NAME...``, ``TYPE/NAME...``, ``-f FILE``, ``TYPE -l SELECTOR`` or ``TYPE --all``
+    (``-A``: every namespace); ``--dry-run`` prints what would go and writes nothing (kubectl ``delete``).
+
+    Raises:
+        CLIError: bad arguments (exit 2); objects not found (exit 1) unless ``--ignore-not-found``.
+    """
+    from karmactl.cli.printers import kind_prefix
+    from karmactl.cli.verbs import select_targets
     from karmactl.store import edit
 
     store = store_of(c)
-    with state_lock(store.root):
+    with state_lock(store.root) if not dry_run else _nullcontext():
         index = edit.index_user_objects(store)
-        targets = []
         if files:
+            if resources or selector or all_objects:
+                raise CLIError("cannot mix -f with resource arguments, -l or --all")
+            targets, missing = [], []
             for obj, display, _i, line in read_inputs(files, True):
                 info = check_object(obj, store.registry, display, line)
-                targets.append((info, key_of(obj)))
-        elif kind and names:
-            info = resolve_kind(store.registry, kind)
-            for name in names:
-                targets.append((info, (info.group, info.kind, namespace if info.namespaced else "", name)))
+                key = key_of(obj)
+                (targets.append((info, key, index[key])) if key in index else missing.append((info, key[3])))
+        elif resources:
+            targets, missing = select_targets(store, index, resources, namespace, all_objects, selector,
+                                              all_namespaces, "deleted")
         else:
-            raise CLIError("you must provide one or more resources by argument or filename (KIND NAME or -f FILE)")
-        missing = []
+            raise CLIError("you must provide one or more resources by argument or filename (TYPE NAME, TYPE/NAME, "
+                           "TYPE -l SELECTOR, TYPE --all or -f FILE)")
+        if not targets and not missing and not files:
+            err(f"No resources found in {namespace} namespace." if not all_namespaces else "No resources found")
         # delete from the highest document index first so indexes of the rest stay valid
-        found = [(info, key, index[key]) for info, key in targets if key in index]
-        missing = [(info, key) for info, key in targets if key not in index]
-        for info, key, src in sorted(found, key=lambda t: (t[2].path, -t[2].index)):
-            edit.remove_object(store, src)
-            out(f'{info.singular}{"." + info.group if info.group else ""} "{key[3]}" deleted')
+        for info, key, src in sorted(targets, key=lambda t: (t[2].path, -t[2].index)):
+            if not dry_run:
+                edit.remove_object(store, src)
+        for info, key, _src in targets:
+            out(f'{kind_prefix(info)} "{key[3]}" deleted{" (dry run)" if dry_run else ""}')
         if missing and not ignore_not_found:
-            info, key = missing[0]
-            raise not_found(info, key[3])
+            for info, name in missing:
+                err(not_found(info, name).args[0])
+            raise SystemExit(int(ExitCode.NOT_FOUND))
 
 
 # ---------------------------------------------------------------------------- get / describe
@@ -346,6 +362,7 @@ def get_cmd(c: Context, args: list[str], o: GetOptions) -> None:
             render([], o.output, c.now, single=False)
         except (ValueError, TemplateError) as exc:
             raise CLIError(str(exc)) from None
+    mark = _fingerprint(c.state) if o.watch or o.watch_only else ()  # before reading: no change slips through
     rows, member_errors, missing, single, snap = collect_get(c, args, o)
     for e in member_errors:
         err(e)
@@ -354,7 +371,7 @@ def get_cmd(c: Context, args: list[str], o: GetOptions) -> None:
         extra = [(1, "CLUSTER", lambda obj: obj.get("__cluster__", "Karmada")),
                  (None, "ADOPTION", lambda obj: obj.get("__adoption__", "-"))]
     kw = dict(namespaces=o.all_namespaces, extra=extra, no_headers=o.no_headers, label_columns=o.label_columns,
-              show_labels=o.show_labels)
+              show_labels=o.show_labels, with_kind=multiple_types(args))
     if o.scope == "members" and not snap.keys_of_kind("cluster.karmada.io", "Cluster"):
         pass  # member_rows said "No member Clusters found in Karmada control plane"; karmadactl stops there
     elif not rows and not missing and not member_errors and o.output in (None, "", "wide") and not o.watch_only:
@@ -367,7 +384,7 @@ def get_cmd(c: Context, args: list[str], o: GetOptions) -> None:
         except ValueError as exc:
             raise CLIError(str(exc)) from None
     if o.watch or o.watch_only:
-        _watch(c, args, o, rows, kw)
+        _watch(c, args, o, rows, kw, mark)
         return
     for m in missing:
         if not o.ignore_not_found:
@@ -382,14 +399,15 @@ WATCH_INTERVAL_SECONDS = 1.0
 
 
 def _fingerprint(root: Path) -> tuple:
-    """Paths, sizes and modification times of every file under the state directory."""
+    """Paths, sizes and modification times of every file under the state directory (its runtime
+    directory ``.karmactl/``, which reading itself writes, left out)."""
     if not root.is_dir():
         return ()
     return tuple(sorted((str(p), st.st_size, st.st_mtime_ns) for p in root.rglob("*")
-                        if p.is_file() and (st := p.stat())))
+                        if p.is_file() and p.relative_to(root).parts[0] != ".karmactl" and (st := p.stat())))
 
 
-def _watch(c: Context, args: list[str], o: GetOptions, rows: list, kw: dict) -> None:
+def _watch(c: Context, args: list[str], o: GetOptions, rows: list, kw: dict, mark: tuple) -> None:
     """Poll the state directory; print a row (no header) for each object that appears, changes or goes,
     as ``kubectl get --watch`` prints watch events. Returns on Ctrl-C."""
     import time
@@ -404,7 +422,6 @@ def _watch(c: Context, args: list[str], o: GetOptions, rows: list, kw: dict) -> 
             if o.output in (None, "", "wide") else render([row], o.output, c.now, single=True, **kw)
 
     last = {key(r): (r, shown(r)) for r in rows}
-    mark = _fingerprint(c.state)
     sys.stdout.flush()
     try:
         while True:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from karmactl.api.kinds import KindInfo
 from karmactl.cli.context import CLIError, ExitCode
+from karmactl.cli.kindnames import lookup_kind
 from karmactl.controllers.templates import merged_view
 from karmactl.store.state import Snapshot
 
@@ -14,12 +15,7 @@ def resolve_kind(snap_or_registry, name: str) -> KindInfo:
     Raises:
         CLIError: unknown resource type (exit 2), with kubectl's wording.
     """
-    registry = getattr(snap_or_registry, "registry", snap_or_registry)
-    info = registry.resolve(name)
-    if info is None and name.count(".") >= 2:  # resource.version.group, e.g. deployment.v1.apps
-        resource, version, group = name.split(".", 2)
-        found = registry.resolve(f"{resource}.{group}")
-        info = found if found is not None and version in (found.versions or (found.version,)) else None
+    info = lookup_kind(getattr(snap_or_registry, "registry", snap_or_registry), name)
     if info is None:
         raise CLIError(f'the server doesn\'t have a resource type "{name}"', ExitCode.INPUT_ERROR)
     return info

@@ -187,10 +187,11 @@ FORMATS = ("custom-columns", "custom-columns-file", "go-template", "go-template-
 
 def render(objs: list[tuple[KindInfo, dict]], fmt: str | None, now: str, single: bool, namespaces: bool = False,
            extra: list | None = None, no_headers: bool = False, label_columns: list[str] | None = None,
-           show_labels: bool = False) -> str:
+           show_labels: bool = False, with_kind: bool = False) -> str:
     """Render objects in an ``-o`` format (None = table; several kinds make one table each, with kind-prefixed
     names, separated by blank lines, as kubectl prints ``get deploy,svc``).
 
+    ``with_kind``: kind-prefixed names even in one table (kubectl, when several types were asked for).
     Formats: wide, yaml, json, name, ``jsonpath=`` / ``jsonpath-file=`` / ``jsonpath-as-json=``,
     ``custom-columns=`` / ``custom-columns-file=``.
 
@@ -203,7 +204,7 @@ def render(objs: list[tuple[KindInfo, dict]], fmt: str | None, now: str, single:
     kinds = list(dict.fromkeys(info for info, _ in objs))
     if fmt in (None, "", "wide"):
         tables = [render_table([r for r in objs if r[0] == k], now, wide=fmt == "wide", namespaces=namespaces,
-                               extra=extra, with_kind=len(kinds) > 1, no_headers=no_headers,
+                               extra=extra, with_kind=with_kind or len(kinds) > 1, no_headers=no_headers,
                                label_columns=label_columns, show_labels=show_labels) for k in kinds]
         return "\n".join(tables)
     name, _, arg = fmt.partition("=")

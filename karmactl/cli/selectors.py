@@ -35,22 +35,44 @@ def _tokens(text: str) -> list[str]:
     return toks
 
 
-def _check_key(key: str, text: str) -> None:
+def check_label_key(key: str) -> None:
+    """A label key: an optional DNS-1123 subdomain prefix and ``/``, then a name of at most 63 characters.
+
+    Raises:
+        CLIError: naming the key and the rule it breaks.
+    """
     prefix, _, name = key.rpartition("/")
     if "/" in key and (not prefix or len(prefix) > 253 or not _PREFIX.match(prefix)):
-        raise CLIError(f'unable to parse requirement: invalid label key "{key}": prefix part must be a DNS-1123 '
-                       f'subdomain (in selector "{text}")')
+        raise CLIError(f'invalid label key "{key}": prefix part must be a DNS-1123 subdomain')
     if not name or len(name) > 63 or not _NAME.match(name):
-        raise CLIError(f'unable to parse requirement: invalid label key "{key}": name part must consist of '
-                       f"alphanumeric characters, '-', '_' or '.', start and end with an alphanumeric character, "
-                       f'at most 63 characters (in selector "{text}")')
+        raise CLIError(f'invalid label key "{key}": name part must consist of alphanumeric characters, \'-\', '
+                       f"'_' or '.', start and end with an alphanumeric character, at most 63 characters")
+
+
+def check_label_value(value: str) -> None:
+    """A label value: empty, or at most 63 alphanumerics, ``-``, ``_``, ``.`` starting and ending alphanumeric.
+
+    Raises:
+        CLIError: naming the value.
+    """
+    if value and (len(value) > 63 or not _NAME.match(value)):
+        raise CLIError(f'invalid label value: "{value}": a valid label must be an empty string or consist of '
+                       f"alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
+                       f"character")
+
+
+def _check_key(key: str, text: str) -> None:
+    try:
+        check_label_key(key)
+    except CLIError as exc:
+        raise CLIError(f'unable to parse requirement: {exc} (in selector "{text}")') from None
 
 
 def _check_value(value: str, text: str) -> None:
-    if value and (len(value) > 63 or not _NAME.match(value)):
-        raise CLIError(f'unable to parse requirement: invalid label value: "{value}": a valid label must be an '
-                       f"empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and "
-                       f'end with an alphanumeric character (in selector "{text}")')
+    try:
+        check_label_value(value)
+    except CLIError as exc:
+        raise CLIError(f'unable to parse requirement: {exc} (in selector "{text}")') from None
 
 
 def parse_label_selector(text: str) -> dict:
