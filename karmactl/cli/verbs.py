@@ -223,9 +223,205 @@ def meta_cmd(c: Context, what: str, args: list[str], namespace: str, overwrite: 
         raise SystemExit(int(ExitCode.NOT_FOUND))
 
 
+# ---------------------------------------------------------------------------- patch
+def patch_cmd(c: Context, args: list[str], namespace: str, patch: Optional[str], patch_file: Optional[str],
+              patch_type: str, dry_run: bool, output: Optional[str]) -> None:
+    """kubectl's ``patch``: a strategic merge (default), JSON merge (RFC 7386) or JSON (RFC 6902) patch
+    applied to the object in its file (comments on untouched fields kept), then validated as ``apply``
+    validates. Patch semantics are the emulator's (:mod:`karmactl.emulator.patching`).
+
+    Raises:
+        CLIError: no or malformed patch, a patch that fails or changes the object's identity, an invalid
+            result (exit 2); the object not found (exit 1).
+    """
+    from karmactl.cli.printers import kind_prefix, render
+    from karmactl.emulator.patching import PatchError, json_patch, merge_patch, strategic_merge
+    from karmactl.reconcile import normalize_object
+    from karmactl.store import edit
+    from karmactl.store.fsio import state_lock
+    from karmactl.store.state import Source, StateStore
+
+    if patch_type not in ("strategic", "merge", "json"):
+        raise CLIError(f'--type must be one of [json merge strategic], not "{patch_type}"')
+    if bool(patch) == bool(patch_file):
+        raise CLIError("must specify exactly one of --patch (-p) or --patch-file")
+    text = patch
+    if patch_file:
+        try:
+            with open(patch_file, encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError as exc:
+            raise CLIError(f"cannot read --patch-file {patch_file}: {exc.strerror}") from None
+    from karmactl.store import yamlio
+    try:
+        docs = [d for d, _line in yamlio.load_all(text)]
+    except Exception as exc:  # noqa: BLE001 - YAML and JSON errors alike
+        raise CLIError(f"unable to parse the patch: {exc}") from None
+    if len(docs) != 1 or not isinstance(docs[0], (dict, list)):
+        raise CLIError("unable to parse the patch: expected one JSON or YAML map (a list for --type json)")
+    body = docs[0]
+    with state_lock(c.state) if not dry_run else _NoLock():
+        store = StateStore(c.state)
+        index = edit.index_user_objects(store)
+        targets, missing = select_targets(store, index, args, namespace, False, None, False, "patched")
+        for info, n in missing:
+            raise CLIError(f'Error from server (NotFound): {info.resource_ref} "{n}" not found', ExitCode.NOT_FOUND)
+        for info, key, src in targets:
+            obj = read_object(store, src)
+            try:
+                if patch_type == "json":
+                    new = json_patch(obj, body)
+                elif patch_type == "merge":
+                    new = merge_patch(obj, body)
+                else:
+                    new = strategic_merge(obj, body)
+            except PatchError as exc:
+                raise CLIError(f"{src.path}: {info.kind} {key[3]}: the patch cannot be applied: {exc}") from None
+            if not isinstance(new, dict) or (new.get("apiVersion"), new.get("kind")) != (obj.get("apiVersion"), obj.get("kind")) \
+                    or (new.get("metadata") or {}).get("name") != key[3] \
+                    or ((new.get("metadata") or {}).get("namespace") or "") != ((obj.get("metadata") or {}).get("namespace") or ""):
+                raise CLIError(f"{src.path}: {info.kind} {key[3]}: a patch cannot change apiVersion, kind, name or namespace")
+            normalize_object(new, Source(src.path, src.index, src.line), store.registry)  # validate; store as patched
+            changed = new != obj
+            if not dry_run and changed:
+                edit.replace_object(store, src, new)
+            if output:
+                try:
+                    sys.stdout.write(render([(info, new)], output, c.now, single=True))
+                except ValueError as exc:
+                    raise CLIError(str(exc)) from None
+            else:
+                out(f"{kind_prefix(info)}/{key[3]} patched{'' if changed else ' (no change)'}"
+                    f"{' (dry run)' if dry_run else ''}")
+
+
+class _NoLock:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+# ---------------------------------------------------------------------------- create
+def _from_sources(literals: list[str], files: list[str], env_files: list[str], what: str) -> dict[str, str]:
+    """kubectl's ``--from-literal k=v``, ``--from-file [key=]path`` (a directory: each regular file) and
+    ``--from-env-file path`` (``KEY=VALUE`` lines) -> ``{key: text}``.
+
+    Raises:
+        CLIError: a malformed source, an unreadable file, a key given twice.
+    """
+    from pathlib import Path
+
+    data: dict[str, str] = {}
+
+    def put(k: str, v: str, origin: str) -> None:
+        if not k:
+            raise CLIError(f"{origin}: the key is empty")
+        if k in data:
+            raise CLIError(f'cannot add key "{k}", another key by that name already exists in {what}')
+        data[k] = v
+
+    for lit in literals:
+        if "=" not in lit:
+            raise CLIError(f'invalid --from-literal "{lit}": expected KEY=VALUE')
+        k, v = lit.split("=", 1)
+        put(k, v, f"--from-literal {lit}")
+    for spec in files:
+        key, _, path = spec.partition("=") if "=" in spec else ("", "", spec)
+        p = Path(path)
+        entries = sorted(f for f in p.iterdir() if f.is_file()) if p.is_dir() and not key else [p]
+        for f in entries:
+            try:
+                put(key or f.name, f.read_text(encoding="utf-8"), f"--from-file {spec}")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise CLIError(f"--from-file {spec}: cannot read {f}: {exc}") from None
+    for path in env_files:
+        try:
+            lines = Path(path).read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise CLIError(f"--from-env-file {path}: {exc.strerror}") from None
+        for n, line in enumerate(lines, 1):
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            if "=" not in line:
+                raise CLIError(f"--from-env-file {path}:{n}: expected KEY=VALUE")
+            k, v = line.split("=", 1)
+            put(k.strip(), v, f"--from-env-file {path}:{n}")
+    return data
+
+
+def generate(kind: str, name: str, namespace: str, literals=(), files=(), env_files=(), secret_type: str = "Opaque",
+             image: Optional[str] = None, replicas: int = 1, port: Optional[int] = None) -> dict:
+    """The object kubectl's ``create <kind>`` generators make: ``namespace``, ``configmap``,
+    ``secret generic`` (values base64-encoded into ``data``), ``deployment`` (label ``app: NAME``, one
+    container named after the image). Files are read as UTF-8 text.
+
+    Raises:
+        CLIError: bad sources or a missing ``--image``.
+    """
+    import base64
+
+    meta = {"name": name}
+    if kind == "namespace":
+        return {"apiVersion": "v1", "kind": "Namespace", "metadata": meta}
+    meta["namespace"] = namespace
+    if kind == "configmap":
+        return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta,
+                "data": _from_sources(list(literals), list(files), list(env_files), "config map")}
+    if kind == "secret":
+        data = _from_sources(list(literals), list(files), list(env_files), "secret")
+        return {"apiVersion": "v1", "kind": "Secret", "metadata": meta, "type": secret_type,
+                "data": {k: base64.b64encode(v.encode()).decode() for k, v in data.items()}}
+    if kind == "deployment":
+        if not image:
+            raise CLIError("required flag(s) \"image\" not set")
+        container = {"name": image.split("/")[-1].split(":")[0].split("@")[0], "image": image}
+        if port is not None:
+            container["ports"] = [{"containerPort": port}]
+        labels = {"app": name}
+        return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": dict(meta, labels=labels),
+                "spec": {"replicas": replicas, "selector": {"matchLabels": labels},
+                         "template": {"metadata": {"labels": labels}, "spec": {"containers": [container]}}}}
+    raise CLIError(f'unknown generator "{kind}"')
+
+
+def create_cmd(c: Context, obj: dict, dry_run: bool, output: Optional[str]) -> None:
+    """Store a generated object at its canonical path (``apply``'s layout); an existing one is an error
+    (kubectl ``create``). ``--dry-run -o yaml`` prints it without storing, kubectl's everyday idiom.
+
+    Raises:
+        CLIError: the object exists (exit 1), or it is invalid (exit 2).
+    """
+    from karmactl.cli.printers import kind_prefix, render
+    from karmactl.reconcile import normalize_object
+    from karmactl.store import edit
+    from karmactl.store.fsio import state_lock
+    from karmactl.store.state import Source, StateStore, key_of
+
+    with state_lock(c.state) if not dry_run else _NoLock():
+        store = StateStore(c.state)
+        index = edit.index_user_objects(store) if c.state.is_dir() else {}
+        info = store.registry.for_object(obj["apiVersion"], obj["kind"])
+        normalize_object(obj, Source("<generated>", 0, 1), store.registry)
+        key = key_of(obj)
+        if key in index:
+            raise CLIError(f'Error from server (AlreadyExists): {info.resource_ref} "{key[3]}" already exists',
+                           ExitCode.NOT_FOUND)
+        if not dry_run:
+            edit.append_new(store, info, obj)
+    if output:
+        try:
+            sys.stdout.write(render([(info, obj)], output, c.now, single=True))
+        except ValueError as exc:
+            raise CLIError(str(exc)) from None
+    else:
+        out(f"{kind_prefix(info)}/{key[3]} created{' (dry run)' if dry_run else ''}")
+
+
 # ---------------------------------------------------------------------------- registration
 def register(app: typer.Typer) -> None:
-    """Add version, api-resources, api-versions, label and annotate to the app."""
+    """Add version, api-resources, api-versions, label, annotate, patch and create to the app."""
 
     @app.command()
     def version(output: Optional[str] = typer.Option(None, "-o", "--output", help="yaml or json."),
@@ -264,6 +460,67 @@ def register(app: typer.Typer) -> None:
             meta_cmd(ctx.obj, what, args, namespace, overwrite, all_objects, selector, dry_run, all_namespaces)
         command.__doc__ = doc
         return command
+
+    @app.command()
+    def patch(ctx: typer.Context,
+              args: List[str] = typer.Argument(..., metavar="TYPE NAME | TYPE/NAME"),
+              namespace: str = typer.Option("default", "-n", "--namespace"),
+              patch_text: Optional[str] = typer.Option(None, "-p", "--patch", help="The patch (JSON or YAML)."),
+              patch_file: Optional[str] = typer.Option(None, "--patch-file", help="A file holding the patch."),
+              patch_type: str = typer.Option("strategic", "--type", help="strategic, merge or json."),
+              dry_run: bool = typer.Option(False, "--dry-run", help="Only print what would change."),
+              output: Optional[str] = typer.Option(None, "-o", "--output", help="Print the patched object (yaml, json...).")):
+        """Update fields of an object in the state directory with a patch (kubectl patch)."""
+        patch_cmd(ctx.obj, args, namespace, patch_text, patch_file, patch_type, dry_run, output)
+
+    create_app = typer.Typer(no_args_is_help=True, help="Create an object in the state directory with kubectl's generators.")
+    app.add_typer(create_app, name="create")
+    create_secret = typer.Typer(no_args_is_help=True, help="Create a Secret.")
+    create_app.add_typer(create_secret, name="secret")
+
+    @create_app.command("namespace")
+    def create_namespace(ctx: typer.Context, name: str = typer.Argument(...),
+                         dry_run: bool = typer.Option(False, "--dry-run", help="Only print the object."),
+                         output: Optional[str] = typer.Option(None, "-o", "--output", help="yaml, json, name...")):
+        """Create a Namespace (kubectl create namespace)."""
+        create_cmd(ctx.obj, generate("namespace", name, ""), dry_run, output)
+
+    @create_app.command("configmap")
+    def create_configmap(ctx: typer.Context, name: str = typer.Argument(...),
+                         namespace: str = typer.Option("default", "-n", "--namespace"),
+                         from_literal: Optional[List[str]] = typer.Option(None, "--from-literal", help="KEY=VALUE (repeatable)."),
+                         from_file: Optional[List[str]] = typer.Option(None, "--from-file", help="[KEY=]PATH, a file or directory (repeatable)."),
+                         from_env_file: Optional[List[str]] = typer.Option(None, "--from-env-file", help="A file of KEY=VALUE lines (repeatable)."),
+                         dry_run: bool = typer.Option(False, "--dry-run", help="Only print the object."),
+                         output: Optional[str] = typer.Option(None, "-o", "--output", help="yaml, json, name...")):
+        """Create a ConfigMap from literals, files or env files (kubectl create configmap)."""
+        create_cmd(ctx.obj, generate("configmap", name, namespace, from_literal or [], from_file or [],
+                                     from_env_file or []), dry_run, output)
+
+    @create_secret.command("generic")
+    def create_secret_generic(ctx: typer.Context, name: str = typer.Argument(...),
+                              namespace: str = typer.Option("default", "-n", "--namespace"),
+                              from_literal: Optional[List[str]] = typer.Option(None, "--from-literal", help="KEY=VALUE (repeatable)."),
+                              from_file: Optional[List[str]] = typer.Option(None, "--from-file", help="[KEY=]PATH (repeatable)."),
+                              from_env_file: Optional[List[str]] = typer.Option(None, "--from-env-file", help="KEY=VALUE lines (repeatable)."),
+                              secret_type: str = typer.Option("Opaque", "--type", help="The Secret's type."),
+                              dry_run: bool = typer.Option(False, "--dry-run", help="Only print the object."),
+                              output: Optional[str] = typer.Option(None, "-o", "--output", help="yaml, json, name...")):
+        """Create a generic Secret from literals, files or env files (kubectl create secret generic)."""
+        create_cmd(ctx.obj, generate("secret", name, namespace, from_literal or [], from_file or [],
+                                     from_env_file or [], secret_type), dry_run, output)
+
+    @create_app.command("deployment")
+    def create_deployment(ctx: typer.Context, name: str = typer.Argument(...),
+                          namespace: str = typer.Option("default", "-n", "--namespace"),
+                          image: Optional[str] = typer.Option(None, "--image", help="The container image (required)."),
+                          replicas: int = typer.Option(1, "-r", "--replicas"),
+                          port: Optional[int] = typer.Option(None, "--port", help="The container port."),
+                          dry_run: bool = typer.Option(False, "--dry-run", help="Only print the object."),
+                          output: Optional[str] = typer.Option(None, "-o", "--output", help="yaml, json, name...")):
+        """Create a Deployment running one image (kubectl create deployment)."""
+        create_cmd(ctx.obj, generate("deployment", name, namespace, image=image, replicas=replicas, port=port),
+                   dry_run, output)
 
     app.command("label")(make("label", "Update the labels of objects in the state directory (kubectl label)."))
     app.command("annotate")(make("annotation", "Update the annotations of objects in the state directory (kubectl annotate)."))

@@ -160,3 +160,76 @@ def test_delete_kind_slash_name_and_refusals(app):
     code, _out, err = app("delete", "deploy", "nope", "nginx")
     assert code == 1 and 'deployments.apps "nope" not found' in err
     assert names(app, "deploy") == []  # nginx went; nope was reported
+
+
+def test_patch_strategic_merge_and_json(app, state):
+    assert app.ok("patch", "deploy", "web", "-n", "shop", "-p", '{"spec":{"replicas":4}}') == "deployment.apps/web patched\n"
+    assert "# keep me" in (state / "web.yaml").read_text()
+    assert app.ok("get", "deploy/web", "-n", "shop", "-o", "jsonpath={.spec.replicas}") == "4"
+    assert app.ok("patch", "deploy", "web", "-n", "shop", "-p", "spec: {replicas: 4}") == \
+        "deployment.apps/web patched (no change)\n"
+    # strategic merge: containers merge by name, the other container stays
+    app.ok("patch", "deploy/nginx", "-p", '{"spec":{"template":{"spec":{"containers":[{"name":"side","image":"busybox:2"}]}}}}')
+    images = app.ok("get", "deploy", "nginx", "-o", "jsonpath={.spec.template.spec.containers[*].image}")
+    assert images == "nginx:1.25 busybox:2"
+    # merge patch replaces the list
+    app.ok("patch", "deploy/nginx", "--type", "merge", "-p", '{"spec":{"template":{"spec":{"containers":[{"name":"x","image":"x:1"}]}}}}')
+    assert app.ok("get", "deploy", "nginx", "-o", "jsonpath={.spec.template.spec.containers[*].name}") == "x"
+    out = app.ok("patch", "deploy", "api", "--type", "json", "-o", "jsonpath={.spec.replicas}",
+                 "-p", '[{"op": "replace", "path": "/spec/replicas", "value": 9}]')
+    assert out == "9"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-p", "{not json"], "unable to parse the patch"),
+    (["--type", "json", "-p", '[{"op": "remove", "path": "/spec/nope"}]'], "cannot be applied"),
+    (["-p", '{"metadata": {"name": "other"}}'], "cannot change apiVersion, kind, name or namespace"),
+    (["--type", "xml", "-p", "{}"], "--type must be one of"),
+    ([], "exactly one of --patch"),
+])
+def test_patch_refusals(app, state, args, message):
+    before = (state / "app.yaml").read_text()
+    code, _out, err = app("patch", "deploy", "nginx", *args)
+    assert code == 2 and message in err
+    assert (state / "app.yaml").read_text() == before
+
+
+def test_patch_invalid_result_is_refused(app, state):
+    code, _out, err = app("patch", "pp", "x", "-p", "{}")
+    assert code == 1 and 'propagationpolicies.policy.karmada.io "x" not found' in err
+    write(state / "pp.yaml", """
+    apiVersion: policy.karmada.io/v1alpha1
+    kind: PropagationPolicy
+    metadata: {name: web}
+    spec:
+      resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+    """)
+    code, _out, err = app("patch", "pp", "web", "--type", "merge", "-p", '{"spec": {"resourceSelectors": null}}')
+    assert code == 2 and "resourceSelectors" in err
+
+
+def test_create_generators(cli, state, tmp_path):
+    assert cli.ok("create", "namespace", "shop") == "namespace/shop created\n"
+    assert (state / "namespaces" / "shop.yaml").is_file()
+    code, _out, err = cli("create", "namespace", "shop")
+    assert code == 1 and 'namespaces "shop" already exists' in err
+    (tmp_path / "app.properties").write_text("a=b\n")
+    (tmp_path / "env").write_text("# comment\nMODE=fast\n")
+    cli.ok("create", "configmap", "cfg", "-n", "shop", "--from-literal", "feature=on",
+           "--from-file", str(tmp_path / "app.properties"), "--from-env-file", str(tmp_path / "env"))
+    cm = json.loads(cli.ok("get", "cm", "cfg", "-n", "shop", "-o", "json"))
+    assert cm["data"] == {"feature": "on", "app.properties": "a=b\n", "MODE": "fast"}
+    cli.ok("create", "secret", "generic", "db", "--from-literal", "password=s3cret")
+    assert cli.ok("get", "secret", "db", "-o", "jsonpath={.data.password}") == "czNjcmV0"
+    assert cli.ok("create", "deployment", "web", "--image", "nginx:1.25", "-r", "2", "-o", "name") == "deployment.apps/web\n"
+    assert cli.ok("get", "deploy", "web", "-o", "jsonpath={.spec.template.spec.containers[0].name}") == "nginx"
+
+
+def test_create_dry_run_prints_yaml_and_stores_nothing(cli, state):
+    out = cli.ok("create", "configmap", "cfg", "--from-literal", "a=1", "--dry-run", "-o", "yaml")
+    assert out.startswith("apiVersion: v1\nkind: ConfigMap\n") and "a: '1'" in out
+    assert not (state / "configmaps").exists()
+    code, _out, err = cli("create", "configmap", "cfg", "--from-literal", "novalue")
+    assert code == 2 and "expected KEY=VALUE" in err
+    code, _out, err = cli("create", "deployment", "web")
+    assert code == 2 and "image" in err
