@@ -3,6 +3,8 @@ api-versions, label, annotate, delete -l/--all/--dry-run."""
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -233,3 +235,63 @@ def test_create_dry_run_prints_yaml_and_stores_nothing(cli, state):
     assert code == 2 and "expected KEY=VALUE" in err
     code, _out, err = cli("create", "deployment", "web")
     assert code == 2 and "image" in err
+
+
+def editor(tmp_path, monkeypatch, *steps: tuple[str, str]) -> Path:
+    """$EDITOR: a real program that, on its n-th run, saves the file with steps[n] (old, new) replaced and
+    keeps every text it was shown in views.txt."""
+    script = tmp_path / "editor.py"
+    script.write_text(
+        "import json, sys\n"
+        f"steps = json.loads({json.dumps(json.dumps(steps))})\n"
+        f"log = {str(tmp_path / 'views.txt')!r}\n"
+        "text = open(sys.argv[1]).read()\n"
+        "n = open(log).read().count('\\x00') if __import__('os').path.exists(log) else 0\n"
+        "open(log, 'a').write(text + '\\x00')\n"
+        "old, new = steps[min(n, len(steps) - 1)]\n"
+        "open(sys.argv[1], 'w').write(text.replace(old, new))\n")
+    monkeypatch.setenv("KUBE_EDITOR", f'"{sys.executable}" "{script}"')
+    return tmp_path / "views.txt"
+
+
+def test_edit_writes_back_in_place_keeping_comments(app, state, tmp_path, monkeypatch):
+    views = editor(tmp_path, monkeypatch, ("replicas: 1", "replicas: 3  # scaled"))
+    assert app.ok("edit", "deploy", "web", "-n", "shop") == "deployment.apps/web edited\n"
+    text = (state / "web.yaml").read_text()
+    assert "# keep me" in text and "replicas: 3  # scaled" in text
+    assert "name: web  # keep me" in views.read_text()  # the object as stored, comments included
+    assert app.ok("get", "deploy/web", "-n", "shop", "-o", "jsonpath={.spec.replicas}") == "3"
+
+
+def test_edit_reopens_on_error_then_saves(app, state, tmp_path, monkeypatch):
+    write(state / "pp.yaml", """
+    apiVersion: policy.karmada.io/v1alpha1
+    kind: PropagationPolicy
+    metadata: {name: web}
+    spec:
+      resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+    """)
+    views = editor(tmp_path, monkeypatch, ("resourceSelectors:", "resourceSelectorz:"),
+                   ("resourceSelectorz: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]",
+                    "resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: api}]"))
+    assert app.ok("edit", "pp", "web") == "propagationpolicy.policy.karmada.io/web edited\n"
+    shown = views.read_text().split("\x00")
+    assert "was not valid" not in shown[0]
+    assert 'propagationpolicy.policy.karmada.io "web" was not valid' in shown[1] and "resourceSelectorz" in shown[1]
+    out = app.ok("get", "pp", "web", "-o", "jsonpath={.spec.resourceSelectors[0].name}")
+    assert out == "api"
+
+
+def test_edit_error_then_unchanged_cancels(app, state, tmp_path, monkeypatch):
+    before = (state / "app.yaml").read_text()
+    editor(tmp_path, monkeypatch, ("name: nginx", "name: renamed"), ("no such text", ""))
+    code, _out, err = app("edit", "deploy", "nginx")
+    assert code == 1 and "Edit cancelled, no valid changes were saved." in err
+    assert (state / "app.yaml").read_text() == before
+
+
+def test_edit_unchanged_is_cancelled(app, state, tmp_path, monkeypatch):
+    before = (state / "web.yaml").read_text()
+    editor(tmp_path, monkeypatch, ("no such text", ""))
+    assert app.ok("edit", "deploy/web", "-n", "shop") == "Edit cancelled, no changes made.\n"
+    assert (state / "web.yaml").read_text() == before
