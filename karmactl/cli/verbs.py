@@ -626,6 +626,25 @@ def register(app: typer.Typer) -> None:
                    dry_run, output)
 
     @app.command()
+    def explain(ctx: typer.Context, target: str = typer.Argument(..., metavar="TYPE[.FIELD...]",
+                                                                 help="e.g. deploy.spec.replicas, pp.spec.placement"),
+                recursive: bool = typer.Option(False, "--recursive", help="Every field, nested, names and types only.")):
+        """Describe a kind's fields from its schema (kubectl explain)."""
+        from karmactl.cli.explain import explain as explain_text
+        from karmactl.cli.kindnames import lookup_kind
+
+        registry = _registry(ctx.obj)
+        parts = target.split(".")
+        # the longest prefix that names a kind: deploy, deployments.apps, deployment.v1.apps
+        for n in range(min(3, len(parts)), 0, -1):
+            info = lookup_kind(registry, ".".join(parts[:n]))
+            if info is not None:
+                break
+        else:
+            raise CLIError(f'the server doesn\'t have a resource type "{parts[0]}"')
+        sys.stdout.write(explain_text(info, parts[n:], recursive))
+
+    @app.command()
     def edit(ctx: typer.Context, args: List[str] = typer.Argument(..., metavar="TYPE NAME | TYPE/NAME"),
              namespace: str = typer.Option("default", "-n", "--namespace")):
         """Edit an object of the state directory in $KUBE_EDITOR or $EDITOR (kubectl edit); comments are kept."""

@@ -295,3 +295,30 @@ def test_edit_unchanged_is_cancelled(app, state, tmp_path, monkeypatch):
     editor(tmp_path, monkeypatch, ("no such text", ""))
     assert app.ok("edit", "deploy/web", "-n", "shop") == "Edit cancelled, no changes made.\n"
     assert (state / "web.yaml").read_text() == before
+
+
+def test_explain_builtin_field(cli):
+    out = cli.ok("explain", "deploy.spec.replicas")
+    assert out.startswith("GROUP:      apps\nKIND:       Deployment\nVERSION:    v1\n\nFIELD: replicas <integer>\n")
+    assert "Number of desired pods" in out
+    top = cli.ok("explain", "deployments.apps")
+    assert "Deployment enables declarative updates" in top and "  spec\t<DeploymentSpec>" not in top
+    assert "  spec\t<Object>" in top
+    assert "  containers\t<[]Object> -required-" in cli.ok("explain", "pods.spec")
+
+
+def test_explain_karmada_kind(cli):
+    out = cli.ok("explain", "pp.spec")
+    assert "KIND:       PropagationPolicy" in out and "  resourceSelectors\t<[]Object> -required-" in out
+    enum = cli.ok("explain", "pp.spec.placement.replicaScheduling.replicaSchedulingType")
+    assert '- `"Duplicated"`' in enum and '- `"Divided"`' in enum
+    assert "  labels\t<map[string]string>" in cli.ok("explain", "cluster.metadata")
+
+
+def test_explain_recursive_and_errors(cli):
+    out = cli.ok("explain", "deploy.spec.template.spec.containers", "--recursive")
+    assert "\n  image\t<string>\n" in out and "\n    containerPort\t<integer> -required-\n" in out
+    code, _out, err = cli("explain", "deploy.spec.nope")
+    assert code == 2 and 'field "nope" does not exist' in err
+    code, _out, err = cli("explain", "nosuchkind")
+    assert code == 2 and 'resource type "nosuchkind"' in err
