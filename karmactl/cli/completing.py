@@ -40,7 +40,7 @@ ARG_KINDS = {"get": "resources", "describe": "kind-names", "delete": "kind-names
              "resume": "kind-names", "edit": "kind-names", "label": "kind-names", "annotate": "kind-names",
              "patch": "kind-names", "explain": "kinds", "unjoin": "clusters", "cordon": "clusters",
              "uncordon": "clusters", "cluster condition set": "clusters", "cluster condition unset": "clusters",
-             "completion": ["bash", "zsh", "fish"]}
+             "promote": "kinds", "completion": ["bash", "zsh", "fish"]}
 _SKIP_DIRS = {"computed", ".karmactl", ".git"}
 _COMPUTED = {"ResourceBinding": "resourcebindings", "ClusterResourceBinding": "clusterresourcebindings",
              "Work": "works"}
