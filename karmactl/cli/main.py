@@ -57,6 +57,24 @@ def hoist_global_options(argv: list[str]) -> list[str]:
     return front + rest
 
 
+def dry_run_values(argv: list[str]) -> list[str]:
+    """kubectl's ``--dry-run=client|server|none``: client and server both mean karmactl's ``--dry-run``
+    (there is no server; nothing is written either way), ``none`` means no dry run.
+
+    Raises nothing: any other value is left for the command's parser to refuse.
+    """
+    out = []
+    for a in argv:
+        if a == "--":
+            out += argv[len(out):]
+            break
+        if a in ("--dry-run=client", "--dry-run=server"):
+            out.append("--dry-run")
+        elif a != "--dry-run=none":
+            out.append(a)
+    return out
+
+
 def _static_help(argv: list[str]) -> str | None:
     """The generated help text for ``[COMMAND...] --help`` (None: let typer answer)."""
     if not argv or argv[-1] not in ("--help", "-h"):
@@ -81,7 +99,7 @@ def main_exit_code(argv: list[str] | None = None) -> int:
     if argv[:1] == ["__complete"]:
         from karmactl.cli.completing import main as complete_main
         return complete_main(argv[1:])
-    argv = hoist_global_options(argv)
+    argv = hoist_global_options(dry_run_values(argv))
     text = _static_help(argv)
     if text is not None:
         sys.stdout.write(text)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import platform
 import sys
+from contextlib import nullcontext
 from typing import List, Optional
 
 import typer
@@ -35,7 +36,7 @@ def version_cmd(output: Optional[str]) -> None:
         from karmactl.store import yamlio
         out(yamlio.dump(info).rstrip("\n"))
     elif output:
-        raise CLIError(f"--output must be 'yaml' or 'json'")
+        raise CLIError("--output must be 'yaml' or 'json'")
     else:
         out(f"Client Version: {info['clientVersion']['gitVersion']}")
 
@@ -61,7 +62,7 @@ def api_resources_cmd(c: Context, namespaced: Optional[bool], api_group: Optiona
     if output not in (None, "wide", "name"):
         raise CLIError(f'--output {output} is not available: use wide or name')
     if sort_by not in (None, "name", "kind"):
-        raise CLIError(f'--sort-by accepts only name or kind')
+        raise CLIError('--sort-by accepts only name or kind')
     infos = [i for i in _registry(c).all() if (namespaced is None or i.namespaced == namespaced)
              and (api_group is None or i.group == api_group)]
     infos.sort(key=lambda i: (i.kind,) if sort_by == "kind" else (i.plural,) if sort_by == "name" else (i.group, i.plural))
@@ -234,7 +235,7 @@ def patch_cmd(c: Context, args: list[str], namespace: str, patch: Optional[str],
         CLIError: no or malformed patch, a patch that fails or changes the object's identity, an invalid
             result (exit 2); the object not found (exit 1).
     """
-    from karmactl.cli.printers import kind_prefix, render
+    from karmactl.cli.printers import kind_prefix
     from karmactl.emulator.patching import PatchError, json_patch, merge_patch, strategic_merge
     from karmactl.reconcile import normalize_object
     from karmactl.store import edit
@@ -260,7 +261,7 @@ def patch_cmd(c: Context, args: list[str], namespace: str, patch: Optional[str],
     if len(docs) != 1 or not isinstance(docs[0], (dict, list)):
         raise CLIError("unable to parse the patch: expected one JSON or YAML map (a list for --type json)")
     body = docs[0]
-    with state_lock(c.state) if not dry_run else _NoLock():
+    with state_lock(c.state) if not dry_run else nullcontext():
         store = StateStore(c.state)
         index = edit.index_user_objects(store)
         targets, missing = select_targets(store, index, args, namespace, False, None, False, "patched")
@@ -285,22 +286,25 @@ def patch_cmd(c: Context, args: list[str], namespace: str, patch: Optional[str],
             changed = new != obj
             if not dry_run and changed:
                 edit.replace_object(store, src, new)
-            if output:
-                try:
-                    sys.stdout.write(render([(info, new)], output, c.now, single=True))
-                except ValueError as exc:
-                    raise CLIError(str(exc)) from None
-            else:
-                out(f"{kind_prefix(info)}/{key[3]} patched{'' if changed else ' (no change)'}"
-                    f"{' (dry run)' if dry_run else ''}")
+            _print_one(c, info, new, output, f"{kind_prefix(info)}/{key[3]} patched{'' if changed else ' (no change)'}"
+                                             f"{' (dry run)' if dry_run else ''}")
 
 
-class _NoLock:
-    def __enter__(self):
-        return self
+def _print_one(c: Context, info, obj: dict, output: Optional[str], message: str) -> None:
+    """The object in an ``-o`` format, else kubectl's one-line ``message``.
 
-    def __exit__(self, *exc):
-        return False
+    Raises:
+        CLIError: an unknown format or bad template (exit 2).
+    """
+    from karmactl.cli.printers import render
+
+    if not output:
+        out(message)
+        return
+    try:
+        sys.stdout.write(render([(info, obj)], output, c.now, single=True))
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
 
 
 # ---------------------------------------------------------------------------- create
@@ -393,13 +397,13 @@ def create_cmd(c: Context, obj: dict, dry_run: bool, output: Optional[str]) -> N
     Raises:
         CLIError: the object exists (exit 1), or it is invalid (exit 2).
     """
-    from karmactl.cli.printers import kind_prefix, render
+    from karmactl.cli.printers import kind_prefix
     from karmactl.reconcile import normalize_object
     from karmactl.store import edit
     from karmactl.store.fsio import state_lock
     from karmactl.store.state import Source, StateStore, key_of
 
-    with state_lock(c.state) if not dry_run else _NoLock():
+    with state_lock(c.state) if not dry_run else nullcontext():
         store = StateStore(c.state)
         index = edit.index_user_objects(store) if c.state.is_dir() else {}
         info = store.registry.for_object(obj["apiVersion"], obj["kind"])
@@ -410,13 +414,7 @@ def create_cmd(c: Context, obj: dict, dry_run: bool, output: Optional[str]) -> N
                            ExitCode.NOT_FOUND)
         if not dry_run:
             edit.append_new(store, info, obj)
-    if output:
-        try:
-            sys.stdout.write(render([(info, obj)], output, c.now, single=True))
-        except ValueError as exc:
-            raise CLIError(str(exc)) from None
-    else:
-        out(f"{kind_prefix(info)}/{key[3]} created{' (dry run)' if dry_run else ''}")
+    _print_one(c, info, obj, output, f"{kind_prefix(info)}/{key[3]} created{' (dry run)' if dry_run else ''}")
 
 
 # ---------------------------------------------------------------------------- edit

@@ -28,6 +28,14 @@ spec:
     spec: {containers: [{name: web, image: "nginx"}]}
 """
 
+POLICY = """
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+"""
+
 
 @pytest.fixture
 def app(state, cli):
@@ -199,13 +207,7 @@ def test_patch_refusals(app, state, args, message):
 def test_patch_invalid_result_is_refused(app, state):
     code, _out, err = app("patch", "pp", "x", "-p", "{}")
     assert code == 1 and 'propagationpolicies.policy.karmada.io "x" not found' in err
-    write(state / "pp.yaml", """
-    apiVersion: policy.karmada.io/v1alpha1
-    kind: PropagationPolicy
-    metadata: {name: web}
-    spec:
-      resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
-    """)
+    write(state / "pp.yaml", POLICY)
     code, _out, err = app("patch", "pp", "web", "--type", "merge", "-p", '{"spec": {"resourceSelectors": null}}')
     assert code == 2 and "resourceSelectors" in err
 
@@ -264,13 +266,7 @@ def test_edit_writes_back_in_place_keeping_comments(app, state, tmp_path, monkey
 
 
 def test_edit_reopens_on_error_then_saves(app, state, tmp_path, monkeypatch):
-    write(state / "pp.yaml", """
-    apiVersion: policy.karmada.io/v1alpha1
-    kind: PropagationPolicy
-    metadata: {name: web}
-    spec:
-      resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
-    """)
+    write(state / "pp.yaml", POLICY)
     views = editor(tmp_path, monkeypatch, ("resourceSelectors:", "resourceSelectorz:"),
                    ("resourceSelectorz: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]",
                     "resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: api}]"))
@@ -322,3 +318,12 @@ def test_explain_recursive_and_errors(cli):
     assert code == 2 and 'field "nope" does not exist' in err
     code, _out, err = cli("explain", "nosuchkind")
     assert code == 2 and 'resource type "nosuchkind"' in err
+
+
+def test_dry_run_takes_kubectls_values(cli, state):
+    out = cli.ok("create", "namespace", "shop", "--dry-run=client", "-o", "yaml")
+    assert out == "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n"
+    assert cli.ok("create", "namespace", "shop", "--dry-run=server") == "namespace/shop created (dry run)\n"
+    assert not (state / "namespaces").exists()
+    assert cli.ok("create", "namespace", "shop", "--dry-run=none") == "namespace/shop created\n"
+    assert (state / "namespaces" / "shop.yaml").is_file()
