@@ -64,9 +64,9 @@ def dry_run_values(argv: list[str]) -> list[str]:
     Raises nothing: any other value is left for the command's parser to refuse.
     """
     out = []
-    for a in argv:
+    for i, a in enumerate(argv):
         if a == "--":
-            out += argv[len(out):]
+            out += argv[i:]
             break
         if a in ("--dry-run=client", "--dry-run=server"):
             out.append("--dry-run")
