@@ -104,11 +104,17 @@ def get(ctx: typer.Context,
 
 
 @app.command()
-def describe(ctx: typer.Context, kind: str = typer.Argument(...), name: Optional[str] = typer.Argument(None),
+def describe(ctx: typer.Context, kind: str = typer.Argument(..., metavar="TYPE | TYPE/NAME"),
+             name: Optional[str] = typer.Argument(None),
              namespace: str = typer.Option("default", "-n", "--namespace"),
              all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces")):
     """Show an object in detail."""
     from karmactl.cli.commands import describe_cmd
+    if "/" in kind:
+        if name is not None:
+            raise CLIError("there is no need to specify a resource type as a separate argument when passing "
+                           "arguments in resource/name form")
+        kind, name = kind.split("/", 1)
     describe_cmd(ctx_of(ctx), kind, name, namespace, all_namespaces)
 
 

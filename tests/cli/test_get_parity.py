@@ -191,3 +191,8 @@ def test_watch_prints_rows_as_files_change(state, tmp_path):
         proc.send_signal(signal.SIGINT)
         code = proc.wait(timeout=120)
     assert code == 0
+
+
+def test_describe_kind_slash_name(app):
+    assert app.ok("describe", "deploy/nginx") == app.ok("describe", "deploy", "nginx")
+    assert "Name:         nginx" in app.ok("describe", "deploy/nginx")
