@@ -10,8 +10,9 @@ What completes: commands and flags (from ``static_cli.json``, generated from the
 and cluster arguments, ``-o`` formats, ``-s`` scopes, and files for ``-f`` and other file flags.
 
 Object names are read from the state directory's files directly (``--state`` on the line, else
-``$KARMACTL_STATE``, else ``./state``), with only PyYAML's C loader, so a request stays light: nothing
-here imports typer, the store or the control plane. Unreadable files are skipped: completion never fails.
+``$KARMACTL_STATE``, else ``./state``): from the store's parse cache for files unchanged since the last
+command, else with PyYAML's C loader, so a request stays light: nothing here imports typer, the store
+or the control plane. Unreadable files are skipped: completion never fails.
 
 Regenerate the static data and the scripts in ``completions/`` with
 ``python -m karmactl.cli.completing --write [DIR]`` (a test keeps both in sync).
@@ -68,8 +69,23 @@ def _documents(path: Path) -> list:
         return []
 
 
+def _parse_cache(state: Path) -> dict:
+    """The store's parse cache (``.karmactl/cache/parsed.json``, :class:`karmactl.store.state.StateStore`):
+    relative path -> ``{"sig": [mtime_ns, size, inode], "objs": [[object, index, line], ...]}``; ``{}`` when
+    absent or unreadable. Entries are used only when their signature matches the file's."""
+    try:
+        with open(state / ".karmactl" / "cache" / "parsed.json", "rb") as fh:
+            data = json.loads(fh.read())
+    except (OSError, ValueError):
+        return {}
+    files = data.get("files") if isinstance(data, dict) else None
+    return files if isinstance(files, dict) else {}
+
+
 def _user_objects(state: Path) -> list[tuple[str, str, str, str]]:
-    """``[(apiVersion, kind, namespace, name)]`` of the objects people wrote in the state directory."""
+    """``[(apiVersion, kind, namespace, name)]`` of the objects people wrote in the state directory: from the
+    parse cache where a file is unchanged since the last run, else parsed (PyYAML's C loader)."""
+    cache = _parse_cache(state)
     found = []
     for dirpath, dirnames, filenames in os.walk(state):
         if Path(dirpath) == state:
@@ -78,7 +94,18 @@ def _user_objects(state: Path) -> list[tuple[str, str, str, str]]:
         for f in filenames:
             if f.startswith(".") or not f.endswith((".yaml", ".yml", ".json")):
                 continue
-            for doc in _documents(Path(dirpath, f)):
+            path = Path(dirpath, f)
+            hit = cache.get(str(path.relative_to(state)))
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            if isinstance(hit, dict) and hit.get("sig") == [st.st_mtime_ns, st.st_size, st.st_ino] \
+                    and isinstance(hit.get("objs"), list):
+                docs = [item[0] for item in hit["objs"] if isinstance(item, list) and item]
+            else:
+                docs = _documents(path)
+            for doc in docs:
                 if isinstance(doc, dict) and isinstance(doc.get("metadata"), dict) and doc["metadata"].get("name"):
                     m = doc["metadata"]
                     found.append((str(doc.get("apiVersion", "")), str(doc.get("kind", "")),

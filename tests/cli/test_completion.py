@@ -170,3 +170,12 @@ def test_help_matches_typers(capsys):
     finally:
         del os.environ["COLUMNS"]
     assert "--show-labels" in fast and fast == completing.static_data()["help"]["get"]
+
+
+def test_names_follow_files_changed_since_the_last_run(fleet, state):
+    assert (state / ".karmactl" / "cache" / "parsed.json").is_file()  # the run left its parse cache
+    assert bash_complete(fleet, "karmactl get deploy ") == ["nginx"]
+    write(state / "apps.yaml", APPS.replace("name: nginx, namespace: default", "name: renamed, namespace: default"))
+    assert bash_complete(fleet, "karmactl get deploy ") == ["renamed"]
+    write(state / "more" / "extra.yaml", APPS.split("---")[0].replace("name: nginx", "name: extra"))
+    assert bash_complete(fleet, "karmactl get deploy ") == ["extra", "renamed"]
