@@ -126,28 +126,37 @@ class OfflineMembers:
 # --------------------------------------------------------------------------- loading
 
 
-def normalize_object(obj: dict, src: Source, registry, owned: bool = False) -> dict:
+def normalize_object(obj: dict, src: Source, registry, owned: bool = False, strict: bool = False) -> dict:
     """Alias normalisation, defaulting and validation of one user object (Karmada's webhooks).
 
     Args:
         owned: the caller hands ``obj`` over (a freshly parsed object): it may be rewritten in
             place instead of copied. Otherwise ``obj`` is left as it is.
+        strict: first check a built-in kind against its Kubernetes OpenAPI schema as written
+            (``karmactl.api.openapi.strict_errors``: unknown fields, wrong types), as ``kubectl
+            apply --validate=strict``; ``apply`` asks for it.
 
     Raises:
-        InputError: naming the file, line, object and the first invalid field.
+        InputError: naming the file, line and object, and every invalid field (Karmada's
+            webhooks aggregate all field errors of an object into one response).
     """
     from karmactl.api.defaults import default_object, normalize_aliases
     from karmactl.api.validation import validate_defaulted
 
     label = describe_key(key_of(obj))
+    if strict:
+        from karmactl.api.openapi import strict_errors
+
+        schema_errors = strict_errors(obj)
+        if schema_errors:  # a built-in kind: the schema's verdict is the whole verdict (no webhook)
+            raise InputError.several([InputError(message, src.path, src.line, label, path)
+                                      for path, message in schema_errors])
     obj, errors = normalize_aliases(obj, copy=not owned)
     if not errors:
         obj = default_object(obj, copy=not owned)
         errors = validate_defaulted(obj, registry)
     if errors:
-        first = errors[0]
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise InputError(first.message + more, src.path, src.line, label, first.path)
+        raise InputError.several([InputError(e.message, src.path, src.line, label, e.path) for e in errors])
     return obj
 
 
@@ -156,7 +165,8 @@ def load(store: StateStore) -> Snapshot:
     from karmactl import __version__
 
     # the store hands over freshly parsed objects: defaulting may work on them in place
-    return store.load(normalize=lambda obj, src: normalize_object(obj, src, store.registry, owned=True),
+    # strict: files edited by hand (or merged in git) get the same checks as `apply`
+    return store.load(normalize=lambda obj, src: normalize_object(obj, src, store.registry, owned=True, strict=True),
                       normalize_tag=f"karmactl-{__version__}-{_source_stamp()}")
 
 
@@ -181,12 +191,12 @@ def interpreter_of(snap: Snapshot, now: str):
     from karmactl.interpreter import Interpreter
     from karmactl.interpreter.customized import GROUP, KIND, OPERATIONS, conflicts
 
-    for c, field, other in conflicts(snap.of_kind(GROUP, KIND)):
+    for c, op, other in conflicts(snap.of_kind(GROUP, KIND)):
         name = c["metadata"]["name"]
         src = snap.sources.get((GROUP, KIND, "", name))
-        raise InputError(f"conflicting with InterpreterOperation({OPERATIONS[field][0]}) of existing "
+        raise InputError(f"conflicting with InterpreterOperation({OPERATIONS[op][0]}) of existing "
                          f"ResourceInterpreterCustomization({other})", src.path if src else None,
-                         src.line if src else None, f"{KIND} {name}", f"spec.customizations.{field}")
+                         src.line if src else None, f"{KIND} {name}", f"spec.customizations.{op}")
     return Interpreter.for_snapshot(snap, now)
 
 
@@ -269,6 +279,8 @@ def run(store: StateStore, options: RunOptions, members=None) -> RunReport:
 def _run(store: StateStore, options: RunOptions, members) -> RunReport:
     report = RunReport()
     before = load(store)
+    if _delete_expired_rebalancers(store, before, options.now, report, options.dry_run):
+        before = load(store)
     if options.offline and not options.dry_run:
         shards = shard_count(before)
         if shards > 1:
@@ -428,6 +440,24 @@ def unjoin_pass(before: Snapshot, name: str, now: str, members: Members | None, 
     return after, sorted(k for k in after.works if k[2] == space)
 
 
+def _delete_expired_rebalancers(store: StateStore, snap: Snapshot, now: str, report: RunReport,
+                                dry_run: bool = False) -> bool:
+    """Remove from their files the WorkloadRebalancers whose ``ttlSecondsAfterFinished`` has passed,
+    as Karmada's controller deletes them; True if any was removed (the caller reloads). A dry run
+    only says which it would delete."""
+    from karmactl.controllers import workload_rebalancer as W
+    from karmactl.store.edit import remove_object
+
+    gone = [k for k in snap.keys_of_kind(W.GROUP, W.KIND) if W.expired(snap.user[k], snap.overlays.get(k), now)]
+    # several objects of one file: remove from the last document up, so the indexes stay valid
+    for key in sorted(gone, key=lambda k: (snap.sources[k].path, -snap.sources[k].index)):
+        if not dry_run:
+            remove_object(store, snap.sources[key])
+        report.events.append(f"workloadrebalancer {key[3]} {'would be ' if dry_run else ''}deleted: "
+                             f"ttlSecondsAfterFinished passed ({snap.sources[key].path})")
+    return bool(gone) and not dry_run
+
+
 class UnjoinError(RuntimeError):
     """An unjoin that cannot go on. ``reason``: ``NotFound`` (no such Cluster), ``PullMode`` (a
     Pull cluster is unregistered, not unjoined) or ``Timeout`` (member copies remain after the
@@ -472,8 +502,9 @@ def unjoin(store: StateStore, name: str, members: Members | None, clock, wait: f
         if cluster is None:
             raise UnjoinError("NotFound", f"no cluster object {name} found in karmada control Plane")
         if (cluster.get("spec") or {}).get("syncMode") == "Pull":
-            raise UnjoinError("PullMode", f"cluster {name} is a Pull mode member cluster, please use command "
-                                          f"`unregister` if you want to continue unregistering the cluster")
+            raise UnjoinError("PullMode", f"cluster {name} is a Pull mode member cluster (its agent applies "
+                                          f"the Works itself); remove it with `karmactl delete cluster {name}` "
+                                          f"if you want to continue unregistering the cluster")
         report = RunReport()
         now = clock()
         after, remaining = unjoin_pass(before, name, now, members, report)
@@ -512,8 +543,13 @@ def shard_count(snap: Snapshot) -> int:
     import multiprocessing
     import os
 
-    if len(snap.user) < SHARD_MIN_OBJECTS or (os.cpu_count() or 1) < 2:
+    from karmactl.controllers import workload_rebalancer
+    from karmactl.controllers.shards import has_cross_template_dependencies
+
+    if len(snap.user) < SHARD_MIN_OBJECTS or (os.cpu_count() or 1) < 2 or has_cross_template_dependencies(snap):
         return 1
+    if workload_rebalancer.pending(snap):
+        return 1  # a rebalancer reads bindings of every shard: the run that acts on it is not split
     return SHARDS if "fork" in multiprocessing.get_all_start_methods() else 1
 
 

@@ -44,6 +44,21 @@ def _every_size_path(monkeypatch):
         monkeypatch.setattr(state_mod, "PARALLEL_PARSE_MIN_FILES", 1)
 
 
+def _example_state_files() -> dict:
+    root = Path(__file__).resolve().parent.parent / "state"
+    return {str(p.relative_to(root)): p.stat().st_mtime_ns for p in root.rglob("*")
+            if p.is_file() and ".karmactl" not in p.relative_to(root).parts}
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _example_state_untouched():
+    """The repository's example ``state/`` is committed: no test may write into it (tests use
+    ``tmp_path``); its ignored runtime directory ``.karmactl/`` excepted."""
+    before = _example_state_files()
+    yield
+    assert _example_state_files() == before, "a test wrote into the repository's state/ directory"
+
+
 @pytest.fixture
 def state(tmp_path) -> Path:
     path = tmp_path / "state"
@@ -92,6 +107,28 @@ def cluster_yaml(name: str, ready: str = "True", extra_status: str = "") -> str:
         - {{name: configmaps, kind: ConfigMap}}
         - {{name: namespaces, kind: Namespace}}
     """
+
+
+def app_failover_policy(toleration: int, purge: str = "Gracefully", extra: str = "") -> str:
+    """A PropagationPolicy duplicating Deployment default/nginx to member1 and member2 with
+    application failover after ``toleration`` seconds of Unhealthy (``extra``: more ``spec`` lines,
+    indented by two spaces)."""
+    return f"""
+        apiVersion: policy.karmada.io/v1alpha1
+        kind: PropagationPolicy
+        metadata: {{name: nginx, namespace: default}}
+        spec:
+          resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]
+          propagateDeps: true
+          placement:
+            clusterAffinity: {{clusterNames: [member1, member2]}}
+            replicaScheduling: {{replicaSchedulingType: Duplicated}}
+          failover:
+            application:
+              decisionConditions: {{tolerationSeconds: {toleration}}}
+              purgeMode: {purge}
+        {extra}
+        """
 
 
 # Hypothesis: modest example counts by default; CI (HYPOTHESIS_PROFILE=ci) keeps them small too,

@@ -4,9 +4,9 @@ One home for starting and stopping them, shared by ``tests/real/`` (the real-mem
 emulator's differential check. A member is started with the shared ``start.sh NAME DIR`` (its own
 etcd, TLS, a bearer-token admin) and stopped with ``stop.sh DIR``.
 
-Availability: the tool needs ``../shared`` beside the checkout, linux/amd64, and etcd (Debian's
-``etcd-server``; ``start.sh`` installs it with apt when run as root). When it is missing the caller
-skips with one line saying why, unless ``KARMACTL_REQUIRE_REAL_APISERVER=1`` (set by ``.ci/run``),
+Availability: the tool needs ``../shared`` beside the checkout (or beside an ancestor, as a git
+worktree needs), linux/amd64, and etcd (Debian's ``etcd-server``; ``start.sh`` installs it with apt
+when run as root). When it is missing the caller skips with one line saying why, unless ``KARMACTL_REQUIRE_REAL_APISERVER=1`` (set by ``.ci/run``),
 in which case it fails.
 """
 from __future__ import annotations
@@ -16,8 +16,9 @@ import lzma
 import os
 import platform
 import shutil
+import signal
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,7 @@ class RealMember:
     dir: Path
     kubeconfig: Path
     server: str
+    _namespaced_kinds: str | None = field(default=None, repr=False)
 
     def stop(self) -> None:
         """Stop the kube-apiserver and its etcd and remove the member's data (idempotent)."""
@@ -74,6 +76,45 @@ class RealMember:
         if check and res.returncode != 0:
             raise AssertionError(f"{' '.join(cmd)} exited {res.returncode}: {res.stderr}")
         return res
+
+    def env(self) -> dict[str, str]:
+        """``member.env`` as a dict (``SERVER``, ``APISERVER_PID``, ``ETCD_PID``, ports)."""
+        lines = (self.dir / "member.env").read_text().splitlines()
+        return dict(line.split("=", 1) for line in lines if "=" in line)
+
+    def pause(self) -> None:
+        """Make the member unreachable without losing its data: SIGSTOP its kube-apiserver.
+
+        ``stop.sh`` deletes the data and ``start.sh`` cannot restart on it, so a stopped process is
+        the realistic outage the tool allows: connections are accepted by the kernel and then hang,
+        as with a hung or partitioned API server. Always pair with :meth:`unpause`."""
+        os.kill(int(self.env()["APISERVER_PID"]), signal.SIGSTOP)
+
+    def unpause(self) -> None:
+        """Undo :meth:`pause` (SIGCONT); harmless when the process runs."""
+        os.kill(int(self.env()["APISERVER_PID"]), signal.SIGCONT)
+
+    def namespaced_kinds(self) -> str:
+        """The namespaced kinds the member serves that can be listed and deleted, comma-separated,
+        as of the first call (call it before adding CRDs, whose kinds would go stale when deleted)."""
+        if self._namespaced_kinds is None:
+            kinds = self.kubectl("api-resources", "--namespaced=true", "--verbs=list,delete", "-o", "name").stdout
+            self._namespaced_kinds = ",".join(k for k in kinds.split() if k not in ("events", "events.events.k8s.io"))
+        return self._namespaced_kinds
+
+    def delete_namespace(self, namespace: str) -> None:
+        """Delete ``namespace`` and everything in it, and finish the deletion.
+
+        The server runs no namespace controller, so a deleted namespace would stay ``Terminating``
+        forever: its objects are deleted here by kind first, then its finalizer is cleared."""
+        if self.kubectl("get", "namespace", namespace, check=False).returncode != 0:
+            return
+        self.kubectl("delete", self.namespaced_kinds(), "--all", "-n", namespace, "--wait=false", "--ignore-not-found")
+        self.kubectl("delete", "namespace", namespace, "--wait=false", "--ignore-not-found")
+        body = ('{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"%s"},"spec":{"finalizers":[]}}'
+                % namespace)
+        self.kubectl("replace", "--raw", f"/api/v1/namespaces/{namespace}/finalize", "-f", "-", input=body,
+                     check=False)
 
 
 def start_member(name: str, directory: Path) -> RealMember:

@@ -216,3 +216,75 @@ def describe_key(key: tuple) -> str:
     _, kind, ns, name = key
     return f"{kind} {ns}/{name}" if ns else f"{kind} {name}"
 
+
+
+# metadata the API server fills in: a manifest written back must not carry it (kubectl apply drops
+# these too, objectmeta.go's ``ObjectMetaUpdateValidation`` would refuse most of them on update)
+SERVER_METADATA = ("uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp",
+                   "deletionGracePeriodSeconds", "managedFields", "selfLink")
+
+
+def _computed_metadata() -> tuple[frozenset, frozenset]:
+    from karmactl.api import constants as C
+
+    labels = frozenset({
+        C.PP_PERMANENT_ID_LABEL, C.CPP_PERMANENT_ID_LABEL, C.OP_PERMANENT_ID_LABEL, C.RB_PERMANENT_ID_LABEL,
+        C.CRB_PERMANENT_ID_LABEL, C.WORK_PERMANENT_ID_LABEL, C.MANAGED_LABEL, C.CLAIMED_BY_LABEL,
+    })
+    annotations = frozenset({
+        C.PP_NAMESPACE_ANNOTATION, C.PP_NAME_ANNOTATION, C.CPP_NAME_ANNOTATION, C.RB_NAMESPACE_ANNOTATION,
+        C.RB_NAME_ANNOTATION, C.CRB_NAME_ANNOTATION, C.WORK_NAME_ANNOTATION, C.WORK_NAMESPACE_ANNOTATION,
+        C.APPLIED_PLACEMENT_ANNOTATION, C.APPLIED_OVERRIDES_ANNOTATION, C.APPLIED_CLUSTER_OVERRIDES_ANNOTATION,
+        C.TEMPLATE_UID_ANNOTATION, C.TEMPLATE_GENERATION_ANNOTATION, C.MANAGED_LABELS_ANNOTATION,
+        C.MANAGED_ANNOTATIONS_ANNOTATION, *C.WORK_RECORD_ANNOTATIONS,
+    })
+    return labels, annotations
+
+
+COMPUTED_LABELS, COMPUTED_ANNOTATIONS = _computed_metadata()
+
+
+def strip_server_fields(obj: dict) -> tuple[dict, list[str]]:
+    """``obj`` without what a server or a controller fills in, and the paths removed.
+
+    Removed: ``status`` (except a Cluster's: written by hand it is the member's health report that
+    offline runs read, as ``karmactl cluster condition set`` records one); ``metadata.uid``/``resourceVersion``/``generation``/``creationTimestamp``/
+    ``deletionTimestamp``/``deletionGracePeriodSeconds``/``managedFields``/``selfLink``; the labels
+    and annotations Karmada's detector, binding and execution controllers put on templates,
+    policies and member copies (``propagationpolicy.karmada.io/permanent-id``,
+    ``propagationpolicy.karmada.io/name``, ``resourcetemplate.karmada.io/uid``...,
+    ``pkg/apis/policy/v1alpha1/well_known_constants.go``, ``pkg/apis/work/v1alpha2/well_known_constants.go``)
+    and karmactl's ``karmactl.io/observed-at``/``applied-version``. Labels and annotations people
+    set (``work.karmada.io/conflict-resolution``, ``resourcetemplate.karmada.io/deletion-protected``)
+    stay. Empty ``labels``/``annotations`` maps left behind are dropped.
+
+    So ``karmactl get -o yaml > x.yaml; karmactl apply -f x.yaml`` stores what was written, not
+    a run's results. ``obj`` is not changed; the result shares unchanged subtrees with it.
+
+    Returns:
+        ``(stripped, ["status", "metadata.uid", "metadata.labels.<key>", ...])``.
+    """
+    removed: list[str] = []
+    out = dict(obj)
+    is_cluster = obj.get("kind") == "Cluster" and str(obj.get("apiVersion", "")).startswith("cluster.karmada.io/")
+    if "status" in out and not is_cluster:
+        del out["status"]
+        removed.append("status")
+    md = out.get("metadata")
+    if isinstance(md, dict):
+        md = dict(md)
+        for field in SERVER_METADATA:
+            if field in md:
+                del md[field]
+                removed.append(f"metadata.{field}")
+        for part, computed in (("labels", COMPUTED_LABELS), ("annotations", COMPUTED_ANNOTATIONS)):
+            values = md.get(part)
+            if isinstance(values, dict) and computed.intersection(values):
+                kept = {k: v for k, v in values.items() if k not in computed}
+                removed.extend(f"metadata.{part}.{k}" for k in values if k in computed)
+                if kept:
+                    md[part] = kept
+                else:
+                    del md[part]
+        out["metadata"] = md
+    return out, removed

@@ -91,6 +91,11 @@ class Settings:
         detect_failure_threshold / detect_success_threshold: seconds for cluster condition detection
             (``detectFailureThreshold`` / ``detectSuccessThreshold``, 30).
         skipped_namespaces: regexes (``skippedPropagatingNamespaces``, comma-separated, "kube-.*").
+        policy_preemption: Karmada's feature gate ``PropagationPolicyPreemption``
+            (``propagationPolicyPreemption``, default "false", as Karmada's).
+        stateful_failover_injection: Karmada's feature gate ``StatefulFailoverInjection`` (alpha,
+            default off): failover ``statePreservation`` rules are evaluated and injected
+            (``statefulFailoverInjection``, "false").
     """
 
     cluster_failover: bool = True
@@ -101,6 +106,8 @@ class Settings:
     detect_failure_threshold: float = 30.0
     detect_success_threshold: float = 30.0
     skipped_namespaces: tuple = ("kube-.*",)
+    policy_preemption: bool = False
+    stateful_failover_injection: bool = False
     extra: dict = field(default_factory=dict)
 
     SETTINGS_KEY = ("", "ConfigMap", "karmada-system", "karmactl-config")
@@ -133,6 +140,8 @@ class Settings:
             return v == "true"
 
         s.cluster_failover = flag("clusterFailover", s.cluster_failover)
+        s.policy_preemption = flag("propagationPolicyPreemption", s.policy_preemption)
+        s.stateful_failover_injection = flag("statefulFailoverInjection", s.stateful_failover_injection)
         s.failure_threshold = num("clusterFailureThreshold", s.failure_threshold)
         s.success_threshold = num("clusterSuccessThreshold", s.success_threshold)
         s.graceful_eviction_timeout = num("gracefulEvictionTimeout", s.graceful_eviction_timeout)

@@ -15,6 +15,7 @@ import json
 from urllib.parse import urlsplit
 
 from karmactl.api.constants import EFFECT_NO_EXECUTE, EFFECT_NO_SCHEDULE
+from karmactl.api.jsonpath import JSONPathError, compile_template
 from karmactl.api.quantity import QuantityError, parse_quantity
 from karmactl.api.validation_fields import (
     FieldError, check_annotations, check_label_name, check_labels, child, dns1035_label, dns1123_label,
@@ -253,6 +254,14 @@ def _state_preservation_errors(sp, path: str) -> list[FieldError]:
         name = _d(rule).get("aliasLabelName")
         if isinstance(name, str):
             errs += check_label_name(name, child(index(child(path, "rules"), i), "aliasLabelName"))
+        expr = _d(rule).get("jsonPath")
+        if isinstance(expr, str):
+            # evaluated later on the evicted cluster's status (pkg/util/helper/failover.go); a template
+            # that does not parse would only fail at eviction time
+            try:
+                compile_template(expr)
+            except JSONPathError as exc:
+                errs.append(invalid(child(index(child(path, "rules"), i), "jsonPath"), expr, str(exc)))
     return errs
 
 

@@ -169,7 +169,8 @@ RESOURCE_SELECTOR = Obj({"apiVersion": Str(), "kind": Str(), "namespace": Str(),
                          "labelSelector": LABEL_SELECTOR}, ("apiVersion", "kind"))
 
 PURGE_MODES_APPLICATION = ("Directly", "Gracefully", "Never")
-PURGE_MODES_CLUSTER = ("Directly", "Gracefully")
+# Never for cluster failover: proposal configurable-cluster-failover.md (Karmada's CRD has only the two)
+PURGE_MODES_CLUSTER = ("Directly", "Gracefully", "Never")
 STATE_PRESERVATION = Obj({"rules": Arr(Obj({"aliasLabelName": Str(), "jsonPath": Str()},
                                            ("aliasLabelName", "jsonPath")))}, ("rules",))
 FAILOVER = Obj({
@@ -410,6 +411,14 @@ CUSTOMIZATION_SPEC = Obj({
         "healthInterpretation", "dependencyInterpretation", "componentResource")}),
 }, ("customizations", "target"))
 
+# --- WorkloadRebalancer (apps.karmada.io) -----------------------------------------------------
+
+WORKLOAD_REBALANCER_SPEC = Obj({
+    "workloads": Arr(Obj({"apiVersion": Str(), "kind": Str(), "name": Str(), "namespace": Str()},
+                         ("apiVersion", "kind", "name")), min_items=1),
+    "ttlSecondsAfterFinished": Int(minimum=0),
+}, ("workloads",))
+
 # kind -> (spec schema, spec required)
 SPEC_SCHEMAS: dict[tuple[str, str], tuple[Obj, bool]] = {
     ("cluster.karmada.io", "Cluster"): (CLUSTER_SPEC, True),
@@ -424,4 +433,5 @@ SPEC_SCHEMAS: dict[tuple[str, str], tuple[Obj, bool]] = {
     ("remedy.karmada.io", "Remedy"): (REMEDY_SPEC, True),
     ("networking.karmada.io", "MultiClusterIngress"): (INGRESS_SPEC, False),
     ("config.karmada.io", "ResourceInterpreterCustomization"): (CUSTOMIZATION_SPEC, True),
+    ("apps.karmada.io", "WorkloadRebalancer"): (WORKLOAD_REBALANCER_SPEC, True),
 }

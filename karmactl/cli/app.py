@@ -10,7 +10,7 @@ from typing import List, Optional
 
 import typer
 
-from karmactl.cli.context import CLIError, Context, out
+from karmactl.cli.context import CLIError, Context, out, show_notes
 
 app = typer.Typer(name="karmactl", no_args_is_help=True, add_completion=False, rich_markup_mode=None,
                   context_settings={"help_option_names": ["-h", "--help"]},
@@ -40,7 +40,8 @@ def main(ctx: typer.Context,
          verbose: int = typer.Option(0, "-v", "--verbose", count=True, help="More output on stderr."),
          version: bool = typer.Option(False, "--version", is_eager=True, help="Print the version and exit.",
                                       callback=_print_version)):
-    ctx.obj = Context(state=state, now_text=now, verbose=verbose)
+    ctx.obj = Context(state=state, now_text=now, verbose=verbose, command=ctx.invoked_subcommand)
+    show_notes(verbose)
 
 
 # ---------------------------------------------------------------------------- apply / delete
@@ -184,7 +185,8 @@ def _register_extra_commands():
     """Commands living in their own modules register themselves here (members, suspension, ...)."""
     import importlib
     for module in ("karmactl.cli.members_cmds", "karmactl.cli.ops_cmds", "karmactl.cli.failover_cmds",
-                   "karmactl.cli.observe_cmds", "karmactl.cli.interpret_cmd", "karmactl.cli.verbs"):
+                   "karmactl.cli.observe_cmds", "karmactl.cli.interpret_cmd", "karmactl.cli.export_cmd",
+                   "karmactl.cli.rebalance_cmd", "karmactl.cli.verbs"):
         try:
             mod = importlib.import_module(module)
         except ModuleNotFoundError as exc:

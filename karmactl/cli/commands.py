@@ -25,16 +25,29 @@ def load_snapshot(c: Context):
 
 
 # ---------------------------------------------------------------------------- apply
-def read_inputs(paths: list[str], recursive: bool) -> list[tuple[dict, str, int, int]]:
+def read_inputs(paths: list[str], recursive: bool, errors: list | None = None) -> list[tuple[dict, str, int, int]]:
     """Objects from files, directories or stdin: ``[(obj, display, doc_index, line)]``.
 
+    With an ``errors`` list, a file that cannot be read or parsed is recorded there and the
+    others are still read (``apply`` reports every bad file of a directory); without one the
+    first raises.
+
     Raises:
-        InputError: unreadable or malformed inputs.
+        InputError: unreadable or malformed inputs (without ``errors``).
     """
     found = []
+
+    def parse(text: str, display: str) -> None:
+        try:
+            found.extend((o, display, i, ln) for o, i, ln in parse_documents(text, display))
+        except InputError as exc:
+            if errors is None:
+                raise
+            errors.append(exc)
+
     for p in paths:
         if p == "-":
-            found.extend((o, "<stdin>", i, ln) for o, i, ln in parse_documents(sys.stdin.read(), "<stdin>"))
+            parse(sys.stdin.read(), "<stdin>")
             continue
         path = Path(p)
         if path.is_dir():
@@ -48,8 +61,12 @@ def read_inputs(paths: list[str], recursive: bool) -> list[tuple[dict, str, int,
             try:
                 text = f.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
-                raise InputError(f"cannot read file: {exc}", str(f)) from None
-            found.extend((o, str(f), i, ln) for o, i, ln in parse_documents(text, str(f)))
+                parse_error = InputError(f"cannot read file: {exc}", str(f))
+                if errors is None:
+                    raise parse_error from None
+                errors.append(parse_error)
+                continue
+            parse(text, str(f))
     return found
 
 
@@ -58,31 +75,52 @@ COMPUTED_KINDS = {("work.karmada.io", "ResourceBinding"), ("work.karmada.io", "C
 
 
 def apply_cmd(c: Context, paths: list[str], recursive: bool, dry_run: bool) -> None:
+    """Store the objects of ``paths`` in the state directory (``kubectl apply``).
+
+    What a server or controller fills in (``status``, ``uid``, Karmada's claim labels...:
+    ``karmactl.api.objects.strip_server_fields``) is dropped first, so the output of ``get -o
+    yaml`` applies cleanly. Every object is checked before anything is written; every error of
+    every file is reported (one :class:`InputError` carrying them all) and nothing is stored.
+
+    Raises:
+        InputError: exit 2, listing every bad file, object and field.
+    """
+    from karmactl.api.objects import strip_server_fields
     from karmactl.reconcile import normalize_object
     from karmactl.store import edit
 
     store = store_of(c)
     with state_lock(store.root) if not dry_run else _nullcontext():
         index = edit.index_user_objects(store)
-        inputs = read_inputs(paths, recursive)
+        errors: list[InputError] = []
+        inputs = read_inputs(paths, recursive, errors)
         for obj, display, _i, line in inputs:  # CRDs among the inputs define kinds for the rest
             if obj.get("kind") == "CustomResourceDefinition":
                 store.registry.add_crd(obj)
         staged = []
         seen = {}
         for obj, display, i, line in inputs:
-            info = check_object(obj, store.registry, display, line)
-            key = key_of(obj)
-            if key[:2] in COMPUTED_KINDS:
-                raise InputError(f"{info.kind}s are computed by `karmactl reconcile` and cannot be applied; to record "
-                                 f"what a member reports about a workload, use `karmactl observe KIND/NAME --cluster "
-                                 f"CLUSTER --health Healthy|Unhealthy [--status-file F]`", display, line,
-                                 f"{info.kind} {key[3]}", "kind")
-            if key in seen:
-                raise InputError(f"duplicate object: also in {seen[key]}", display, line, f"{info.kind} {key[3]}")
-            seen[key] = f"{display}:{line}"
-            normalize_object(obj, Source(display, i, line), store.registry)  # validate only; store as written
+            try:
+                obj, removed = strip_server_fields(obj)
+                info = check_object(obj, store.registry, display, line)
+                key = key_of(obj)
+                if key[:2] in COMPUTED_KINDS:
+                    raise InputError(f"{info.kind}s are computed by `karmactl reconcile` and cannot be applied; to "
+                                     f"record what a member reports about a workload, use `karmactl observe KIND/NAME "
+                                     f"--cluster CLUSTER --health Healthy|Unhealthy [--status-file F]`", display, line,
+                                     f"{info.kind} {key[3]}", "kind")
+                if key in seen:
+                    raise InputError(f"duplicate object: also in {seen[key]}", display, line, f"{info.kind} {key[3]}")
+                seen[key] = f"{display}:{line}"
+                normalize_object(obj, Source(display, i, line), store.registry, strict=True)  # validate; store as written
+            except InputError as exc:
+                errors.append(exc)
+                continue
+            if removed and c.verbose:
+                err(f"note: {display}:{line}: not stored (filled in by karmactl or a server): {', '.join(removed)}")
             staged.append((info, key, obj))
+        if errors:
+            raise InputError.several(errors)
         for info, key, obj in staged:
             ref = f"{info.singular}{'.' + info.group if info.group else ''}/{key[3]}"
             if key in index:
@@ -91,6 +129,7 @@ def apply_cmd(c: Context, paths: list[str], recursive: bool, dry_run: bool) -> N
             else:
                 if not dry_run:
                     edit.append_new(store, info, obj)
+                    edit.stamp_creation(store, key, obj, c.now)
                 out(f"{ref} created{' (dry run)' if dry_run else ''}")
 
 
@@ -141,6 +180,7 @@ def delete_cmd(c: Context, resources: list[str], files: list[str], namespace: st
         for info, key, src in sorted(targets, key=lambda t: (t[2].path, -t[2].index)):
             if not dry_run:
                 edit.remove_object(store, src)
+                edit.remove_overlay(store, key)
         for info, key, _src in targets:
             out(f'{kind_prefix(info)} "{key[3]}" deleted{" (dry run)" if dry_run else ""}')
         if missing and not ignore_not_found:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import IntEnum
 from pathlib import Path
@@ -25,6 +24,7 @@ class ExitCode(IntEnum):
     MEMBER_FAILURE = 3     # the run finished, but some member clusters failed (unreachable, apply errors)
     NOT_CONVERGED = 4      # the control plane did not settle, or --wait timed out
     LOCKED = 5             # another karmactl process holds the state directory
+    LOSSY = 1              # export --to-karmada: fields Karmada would drop, or objects its CRDs reject
 
 
 class CLIError(Exception):
@@ -35,20 +35,34 @@ class CLIError(Exception):
         self.code = code
 
 
-@dataclass
 class Context:
     """What commands need from their environment.
 
     Attributes:
-        state: the state directory.
+        state: the state directory; reading it checks that it exists (:func:`check_state_dir`),
+            so only commands that use it fail on a mistyped ``--state``.
         now_text: ``--now`` as given (None = the wall clock, read once when first asked).
         verbose: ``-v`` level.
+        command: the subcommand being run (``apply``, ``get``...), None in tests that build one.
     """
 
-    state: Path
-    now_text: str | None = None
-    verbose: int = 0
-    _now: str | None = field(default=None, repr=False)
+    def __init__(self, state: Path, now_text: str | None = None, verbose: int = 0, command: str | None = None):
+        self._state = Path(state)
+        self.now_text = now_text
+        self.verbose = verbose
+        self.command = command
+        self._now: str | None = None
+        self._state_checked = False
+
+    def __repr__(self) -> str:
+        return f"Context(state={self._state!r}, now_text={self.now_text!r}, verbose={self.verbose})"
+
+    @property
+    def state(self) -> Path:
+        if not self._state_checked:
+            check_state_dir(self._state, self.command)
+            self._state_checked = True
+        return self._state
 
     @property
     def now(self) -> str:
@@ -80,3 +94,36 @@ def out(text: str = "") -> None:
 def err(text: str) -> None:
     """Progress, warnings and errors to stderr."""
     sys.stderr.write(text if text.endswith("\n") else text + "\n")
+
+
+def show_notes(verbose: int) -> None:
+    """Print karmactl's informational notes (files the state directory loader ignored...) on
+    stderr as ``note: ...`` when ``verbose`` > 0, and drop them otherwise. Nothing is imported
+    without ``-v`` (start-up time)."""
+    mod = sys.modules.get("karmactl.store.state")
+    if verbose > 0 and mod is None:
+        from karmactl.store import state as mod
+    if mod is not None:
+        mod.note_sink = (lambda text: err(f"note: {text}")) if verbose > 0 else None
+
+
+# commands that make the state directory when it is missing; every other command needs it
+CREATES_STATE = ("apply", "local-up", "demo")
+
+
+def check_state_dir(state: Path, command: str | None) -> None:
+    """Refuse a ``--state`` directory that does not exist (a typo must not look like an empty
+    fleet), except for the commands that create it, which say so on stderr.
+
+    Raises:
+        CLIError: exit 2, naming the directory and how to choose or create one.
+    """
+    if state.is_dir():
+        return
+    if state.exists():
+        raise CLIError(f'state directory "{state}" is not a directory')
+    if command is None or command in CREATES_STATE:
+        err(f'creating state directory "{state}"')
+        return
+    raise CLIError(f'state directory "{state}" does not exist (choose one with --state or KARMACTL_STATE; '
+                   f'`karmactl apply`, `local-up` and `demo` create it)')

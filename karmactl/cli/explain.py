@@ -1,7 +1,7 @@
 """``karmactl explain TYPE[.FIELD...]``: kubectl explain's layout from the schemas karmactl has.
 
-Built-in kinds read the Kubernetes OpenAPI schemas (with their descriptions) that the emulator serves
-(:mod:`karmactl.emulator.schemas`, from ``kubernetes-validate``). Karmada's kinds read karmactl's own
+Built-in kinds read the Kubernetes OpenAPI schemas (with their descriptions) that apply validates with
+(:mod:`karmactl.api.openapi`, from ``kubernetes-validate``). Karmada's kinds read karmactl's own
 validation schema of each CRD (:mod:`karmactl.api.validation_schema`): field names, types, enums and
 required fields as ``charts/karmada/_crds/bases/**`` declare them; karmactl ships no descriptions for
 them, so only ``metadata`` (Kubernetes' ObjectMeta) is described. Layout follows kubectl's plaintext
@@ -31,7 +31,7 @@ class Node:
 
 
 def _openapi_node(schema: dict, description: str = "", depth: int = 0) -> Node:
-    from karmactl.emulator import schemas
+    from karmactl.api import openapi as schemas
 
     name, target = schemas.resolve(schema)
     description = description or schema.get("description") or target.get("description", "")
@@ -86,7 +86,7 @@ def root_node(info) -> Node:
         CLIError: a kind karmactl has no schema for (a CRD's own kind).
     """
     from karmactl.api.validation_schema import SPEC_SCHEMAS
-    from karmactl.emulator import schemas
+    from karmactl.api import openapi as schemas
 
     if info.karmada:
         spec = SPEC_SCHEMAS.get((info.group, info.kind))

@@ -41,10 +41,16 @@ def _store(c: Context):
 
 # ============================================================================ join
 def _annotation_path(kubeconfig: Path, state: Path) -> str:
-    """The kubeconfig as recorded on the Cluster: relative to the state directory when inside it."""
+    """The kubeconfig as recorded on the Cluster (``karmactl.io/kubeconfig``, committed to git with
+    the state directory): relative to the state directory when inside it, ``~/...`` when under the
+    home directory (expanded again when read), else absolute."""
     k, s = kubeconfig.resolve(), state.resolve()
     try:
         return str(k.relative_to(s))
+    except ValueError:
+        pass
+    try:
+        return str(Path("~") / k.relative_to(Path(os.path.expanduser("~")).resolve()))
     except ValueError:
         return str(k)
 
@@ -149,7 +155,12 @@ def join_cluster(c: Context, name: str, kubeconfig: str | None, context: str | N
             if info["id"] and (other.get("spec") or {}).get("id") == info["id"]:
                 raise CLIError(f"the cluster ID {info['id']} or the cluster name {name} has been registered "
                                f"(as cluster({other['metadata']['name']}))")
-        obj = build_cluster(name, server, _annotation_path(path, store.root), ctx_name, provider, region,
+        recorded = _annotation_path(path, store.root)
+        if os.path.isabs(recorded) and not quiet:
+            err(f"warning: the Cluster records the absolute kubeconfig path {recorded}, which only this machine "
+                f"has and which enters git with the state directory; keep the kubeconfig inside the state directory "
+                f"(its .karmactl/ is ignored by git) or under your home directory to record a portable path")
+        obj = build_cluster(name, server, recorded, ctx_name, provider, region,
                             list(zones or []), info["id"])
         from karmactl.api.objects import deepcopy
         normalize_object(deepcopy(obj), Source(f"clusters/{name}.yaml", 0, 1), store.registry)

@@ -30,7 +30,25 @@ def objects_of(snap: Snapshot, info: KindInfo) -> list[dict]:
         source = snap.works
     else:
         source = {k: merged_view(v, snap.overlays.get(k)) for k, v in snap.user.items() if k[:2] == gk}
+        if gk == ("", "Namespace"):
+            source.update(implied_namespaces(snap, source))
     return [source[k] for k in sorted(source)]
+
+
+def implied_namespaces(snap: Snapshot, written: dict) -> dict:
+    """The Namespaces a control plane would hold without anyone writing them: ``default``, each
+    namespace a user object, binding or Work lives in (an API server refuses objects in a namespace
+    that does not exist, and Karmada's execution namespaces ``karmada-es-<cluster>`` are created
+    with the Cluster), as ``{key: Namespace}`` for those not in ``written``. Active, no AGE (no
+    file records when they appeared)."""
+    names = {"default"} | {k[2] for source in (snap.user, snap.bindings, snap.works) for k in source if k[2]}
+    out = {}
+    for name in names:
+        key = ("", "Namespace", "", name)
+        if key not in written:
+            out[key] = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name},
+                        "status": {"phase": "Active"}}
+    return out
 
 
 def find(snap: Snapshot, info: KindInfo, name: str, namespace: str) -> dict | None:

@@ -282,7 +282,7 @@ def patch_cmd(c: Context, args: list[str], namespace: str, patch: Optional[str],
                     or (new.get("metadata") or {}).get("name") != key[3] \
                     or ((new.get("metadata") or {}).get("namespace") or "") != ((obj.get("metadata") or {}).get("namespace") or ""):
                 raise CLIError(f"{src.path}: {info.kind} {key[3]}: a patch cannot change apiVersion, kind, name or namespace")
-            normalize_object(new, Source(src.path, src.index, src.line), store.registry)  # validate; store as patched
+            normalize_object(new, Source(src.path, src.index, src.line), store.registry, strict=True)  # validate; store as patched
             changed = new != obj
             if not dry_run and changed:
                 edit.replace_object(store, src, new)
@@ -407,13 +407,14 @@ def create_cmd(c: Context, obj: dict, dry_run: bool, output: Optional[str]) -> N
         store = StateStore(c.state)
         index = edit.index_user_objects(store) if c.state.is_dir() else {}
         info = store.registry.for_object(obj["apiVersion"], obj["kind"])
-        normalize_object(obj, Source("<generated>", 0, 1), store.registry)
+        normalize_object(obj, Source("<generated>", 0, 1), store.registry, strict=True)
         key = key_of(obj)
         if key in index:
             raise CLIError(f'Error from server (AlreadyExists): {info.resource_ref} "{key[3]}" already exists',
                            ExitCode.NOT_FOUND)
         if not dry_run:
             edit.append_new(store, info, obj)
+            edit.stamp_creation(store, key, obj, c.now)
     _print_one(c, info, obj, output, f"{kind_prefix(info)}/{key[3]} created{' (dry run)' if dry_run else ''}")
 
 
@@ -498,7 +499,7 @@ def edit_cmd(c: Context, args: list[str], namespace: str) -> None:
                             and meta.get("name") == key[3]
                             and (meta.get("namespace") or ("default" if info.namespaced else "")) == key[2]):
                         raise CLIError("apiVersion, kind, name and namespace cannot be changed by edit")
-                    normalize_object(new, Source(src.path, src.index, src.line), store.registry)
+                    normalize_object(new, Source(src.path, src.index, src.line), store.registry, strict=True)
                 except (CLIError, InputError, yamlio.YAMLSyntaxError) as exc:
                     error = f"{kind_prefix(info)} \"{key[3]}\" was not valid:\n* {exc}"
                     continue
@@ -608,7 +609,7 @@ def promote_cmd(c: Context, kind: str, name: str, namespace: str, cluster: str, 
         store = StateStore(c.state)
         index = edit.index_user_objects(store)
         for pinfo, o in docs:
-            normalize_object(o, Source("<promoted>", 0, 1), store.registry)
+            normalize_object(o, Source("<promoted>", 0, 1), store.registry, strict=True)
             if key_of(o) in index:
                 if o is template:
                     raise CLIError(f'{info.resource_ref} "{name}" already exists in the state directory')
@@ -616,6 +617,7 @@ def promote_cmd(c: Context, kind: str, name: str, namespace: str, cluster: str, 
                 raise CLIError(f"the {o['kind']}({where}) already exist, please edit it to propagate resource")
         for pinfo, o in docs:
             edit.append_new(store, pinfo, o)
+            edit.stamp_creation(store, key_of(o), o, c.now)
     if auto_create_policy:
         where = f"{ns}/{docs[1][1]['metadata']['name']}" if ns else docs[1][1]["metadata"]["name"]
         out(f"{docs[1][1]['kind']} ({where}) is created successfully")

@@ -33,16 +33,21 @@ runs before the scheduler in every pass), with the default when the policy no lo
 it; the detector keeps it when it refreshes a binding from its policy (like ``clusters`` and
 ``gracefulEvictionTasks``, it is owned by controllers, not by the policy).
 
-karmactl bookkeeping (upstream keeps the first-unhealthy time in process memory, §6.2): the
-annotation ``karmactl.io/application-failover`` on the binding holds compact JSON
-``{"<cluster>": {"collected": RFC3339, "settled": bool, "unhealthySince": RFC3339}}`` for the
-clusters in ``spec.clusters`` that have a status item: ``collected`` = first time a status item was
-seen (the design document's item ``creationTimestamp``; an item's own ``creationTimestamp`` wins when
-the binding status controller writes one), ``settled`` = the workload was Healthy at least once (an
-item's ``settled: true`` counts too), ``unhealthySince`` only while the toleration window runs.
-Annotations survive the detector and the scheduler, and changing one does not bump the generation.
-This step never writes into ``aggregatedStatus`` items: the binding status controller owns them.
-The annotation is removed when the binding is no longer handled.
+State preservation (gate ``StatefulFailoverInjection``, ``settings.stateful_failover_injection``,
+off by default as in Karmada): with ``failover.application.statePreservation.rules`` each evicted
+cluster's task gets ``preservedLabelState`` read from that cluster's status item
+(:func:`graceful_eviction.preserved_label_state`); the binding controller injects it into the
+replacement's manifest. When the status was not collected or a path finds nothing, that cluster is
+not evicted in this pass (upstream fails the whole update and retries) and a warning says why.
+
+The aggregated status items carry the design document's ``creationTimestamp`` (first collection)
+and ``settled`` (once Healthy): the binding status controller writes them
+(``binding_status.py``). karmactl bookkeeping (upstream keeps the first-unhealthy time in process
+memory, §6.2): the annotation ``karmactl.io/application-failover`` on the binding holds compact JSON
+``{"<cluster>": {"unhealthySince": RFC3339}}`` while a toleration window runs. Annotations survive
+the detector and the scheduler, and changing one does not bump the generation. This step never
+writes into ``aggregatedStatus`` items. The annotation is removed when the binding is no longer
+handled.
 """
 from __future__ import annotations
 
@@ -50,7 +55,8 @@ import json
 
 from karmactl.api import constants as C
 from karmactl.api.objects import add_seconds, bump_generation, deepcopy, parse_time
-from karmactl.controllers.graceful_eviction import binding_ref, graceful_evict_cluster
+from karmactl.controllers.graceful_eviction import (GATE_OFF_MESSAGE, binding_ref, graceful_evict_cluster,
+                                                    has_state_preservation, preserved_label_state)
 
 BOOKKEEPING_ANNOTATION = "karmactl.io/application-failover"
 DEFAULT_TOLERATION_SECONDS = 300
@@ -147,7 +153,13 @@ def handled(binding: dict, has_health_hook) -> bool:
     return binding.get("kind") != "ResourceBinding" or spec.get("propagateDeps") is True
 
 
-def _task_options(binding: dict) -> dict:
+def _task_options(binding: dict, cluster: str | None = None, inject: bool = False) -> dict:
+    """Task fields for an application failover eviction (``buildTaskOptions``); with ``inject``
+    and ``statePreservation`` rules, ``preservedLabelState`` read from ``cluster``'s status item.
+
+    Raises:
+        ValueError: the state of ``cluster`` cannot be read (see :func:`preserved_label_state`).
+    """
     app = binding["spec"]["failover"]["application"]
     mode = app.get("purgeMode") or "Gracefully"
     mode = {"Immediately": "Directly", "Graciously": "Gracefully"}.get(mode, mode)
@@ -159,11 +171,16 @@ def _task_options(binding: dict) -> dict:
         opts["gracePeriodSeconds"] = int(DEFAULT_GRACE_PERIOD_SECONDS if grace is None else grace)
     elif mode == "Never":
         opts["suppressDeletion"] = True
+    if inject and cluster is not None:
+        state = preserved_label_state(app.get("statePreservation"), binding, cluster)
+        if state is not None:
+            opts["preservedLabelState"] = state
     return opts
 
 
 def assess(binding: dict, now: str, has_health_hook, observed: frozenset | None = None,
-           observed_at: dict | None = None) -> tuple[dict, list[str]]:
+           observed_at: dict | None = None, inject: bool = False,
+           problems: list | None = None) -> tuple[dict, list[str]]:
     """One pass of application failover over one binding.
 
     Args:
@@ -178,6 +195,9 @@ def assess(binding: dict, now: str, has_health_hook, observed: frozenset | None 
             (``karmactl.io/observed-at``). A toleration window that starts now starts at that
             time when it is earlier (an Unhealthy status recorded by ``karmactl observe`` or by
             an earlier observation that still holds).
+        inject: gate ``StatefulFailoverInjection``: tasks get ``preservedLabelState``.
+        problems: receives one line per cluster whose eviction waits because its state could
+            not be read.
 
     Returns:
         (the binding — the same object when nothing changed —, evicted cluster names, sorted).
@@ -197,20 +217,22 @@ def assess(binding: dict, now: str, has_health_hook, observed: frozenset | None 
     old_record = read_bookkeeping(new)
     record: dict = {}
     due: list[str] = []
+    options: dict = {}
     for item in sorted(new["status"]["aggregatedStatus"], key=lambda i: i.get("clusterName") or ""):
         cluster = item.get("clusterName")
         if cluster not in targets:
             continue  # eviction-task and requiredBy clusters are not judged
         old = old_record.get(cluster) if isinstance(old_record.get(cluster), dict) else {}
         if observed is not None and cluster not in observed:
-            if old:
-                record[cluster] = old
+            if _valid_time(old.get("unhealthySince")):
+                record[cluster] = {"unhealthySince": old["unhealthySince"]}
             continue
-        collected = item.get("creationTimestamp") if _valid_time(item.get("creationTimestamp")) else None
-        collected = collected or (old.get("collected") if _valid_time(old.get("collected")) else None) or now
+        # the binding status controller stamps both on the item; an item without them (written
+        # by hand, or by an older karmactl) counts from now
+        collected = item.get("creationTimestamp") if _valid_time(item.get("creationTimestamp")) else now
         health = item.get("health")
-        settled = bool(item.get("settled") or old.get("settled") or health == C.HEALTHY)
-        entry = {"collected": collected, "settled": settled}
+        settled = bool(item.get("settled") or health == C.HEALTHY)
+        entry: dict = {}
         ready = (delay is None or _reached(collected, float(delay), now)) and (settled or not need_settled)
         if ready and health == C.UNHEALTHY and cluster not in evicting:
             since = old.get("unhealthySince") if _valid_time(old.get("unhealthySince")) else None
@@ -223,15 +245,22 @@ def assess(binding: dict, now: str, has_health_hook, observed: frozenset | None 
             if (first and since == now) or not _reached(since, toleration, now):
                 entry["unhealthySince"] = since
             else:
+                try:
+                    options[cluster] = _task_options(new, cluster, inject)
+                except ValueError as exc:  # the state to preserve is not readable yet: retry next pass
+                    if problems is not None:
+                        problems.append(f"eviction from {cluster} waits: {exc}")
+                    record[cluster] = {"unhealthySince": since}
+                    continue
                 due.append(cluster)
                 continue  # evicted: its bookkeeping goes with it
-        record[cluster] = entry
+        if entry:
+            record[cluster] = entry
     if due:
         new = deepcopy(new)
-        opts = _task_options(new)
         history = [e for e in new["spec"].get(HISTORY_FIELD) or [] if e.get("clusterName") not in due]
         for cluster in due:
-            graceful_evict_cluster(new["spec"], cluster, opts)
+            graceful_evict_cluster(new["spec"], cluster, options[cluster])
             history.append({"clusterName": cluster, "creationTimestamp": now})
         new["spec"][HISTORY_FIELD] = history
         bump_generation(binding, new)
@@ -257,7 +286,13 @@ def step(loaded, out, now: str, ctx) -> bool:
         if by_binding is None:
             by_binding = works_by_binding(out.works)
         times = {cluster: observed_at(work) for cluster, work in by_binding.get(binding_id(binding), [])}
-        new, evicted = assess(binding, now, has_health_hook, ctx.observed, times)
+        inject = ctx.settings.stateful_failover_injection
+        if not inject and has_state_preservation(binding, "application"):
+            ctx.warn(f"{binding_ref(bkey)}: {GATE_OFF_MESSAGE.format(kind='application')}")
+        problems: list = []
+        new, evicted = assess(binding, now, has_health_hook, ctx.observed, times, inject, problems)
+        for line in problems:
+            ctx.warn(f"{binding_ref(bkey)}: {line}")
         if new is binding:
             continue
         for cluster in evicted:

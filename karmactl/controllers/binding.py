@@ -8,7 +8,9 @@ Follows ``pkg/controllers/binding/binding_controller.go``, ``common.go`` and
   (not re-rendered), every other Work of the binding outside the targets is an orphan;
 * while a Work still exists in a ``Directly`` eviction cluster, no Work of the binding is rendered;
 * the rendered manifest gets the replica revision, the Job completion split, the overrides (the
-  seam :class:`OverrideHook`), Karmada's linking labels and annotations, and is pruned.
+  seam :class:`OverrideHook`), the preserved label state of a failover (gate
+  ``StatefulFailoverInjection``, :func:`inject_preserved_label_state`), Karmada's linking labels
+  and annotations, and is pruned.
 
 Deleting a Work is requested by returning it with ``metadata.deletionTimestamp`` set (when it may
 still have a member copy) or as None (when it was never applied, so nothing is left to clean up);
@@ -34,12 +36,14 @@ class RenderHooks:
         split_job_completions: ``f(template, targets, tie_uid) -> {cluster: completions}``.
         apply_overrides: ``f(manifest, cluster) -> (manifest, applied_overrides, applied_cluster_overrides)``;
             raises an exception whose text becomes the Work's error for that cluster.
+        stateful_failover_injection: gate ``StatefulFailoverInjection``: :func:`inject_preserved_label_state`.
     """
 
     revise_replica: object
     prune: object
     split_job_completions: object = None
     apply_overrides: object = None
+    stateful_failover_injection: bool = False
 
 
 @dataclass
@@ -215,6 +219,21 @@ def _reconcile_one(bkey, binding: dict, existing: dict, views: dict, now: str, h
         result.errors[bkey] = errors
 
 
+def inject_preserved_label_state(spec: dict, cluster: str, labels: dict) -> None:
+    """``injectReservedLabelState`` (``pkg/controllers/binding/common.go``, semantics §6.5): the
+    last eviction task's ``preservedLabelState`` is merged into the manifest's ``labels`` (in
+    place) when the binding has exactly one target (``spec.clusters`` with ``requiredBy``
+    clusters), that task's purgeMode is ``Directly``, and ``cluster`` is not one of its
+    ``clustersBeforeFailover`` (the application moved there)."""
+    tasks = spec.get("gracefulEvictionTasks") or []
+    if not tasks or len(target_clusters({"spec": spec})) > 1:
+        return
+    last = tasks[-1]
+    if last.get("purgeMode") != "Directly" or cluster in (last.get("clustersBeforeFailover") or []):
+        return
+    labels.update(last.get("preservedLabelState") or {})
+
+
 def render_work(binding: dict, view: dict, cluster: str, replicas: int, completions, old: dict | None,
                 now: str, hooks: RenderHooks) -> dict:
     """The Work for one target cluster (§9.2); returns ``old`` itself when nothing changed."""
@@ -232,6 +251,8 @@ def render_work(binding: dict, view: dict, cluster: str, replicas: int, completi
     id_label, bid = binding_id(binding)
     mm = manifest.setdefault("metadata", {})
     labels = mm.setdefault("labels", {})
+    if hooks.stateful_failover_injection:
+        inject_preserved_label_state(bspec, cluster, labels)
     annotations = mm.setdefault("annotations", {})
     labels[id_label] = bid
     generation = (view.get("metadata") or {}).get("generation")
@@ -331,6 +352,7 @@ def step(loaded, out, now: str, ctx) -> bool:
     memo = ctx.memo.get("binding")
     if memo is None:
         memo = ctx.memo["binding"] = {"hooks": render_hooks(loaded, Interpreter.of(ctx)), "render": {}}
+        memo["hooks"].stateful_failover_injection = ctx.settings.stateful_failover_injection
     views = {k: inputs.view(out, k) for k in inputs.templates}
     res = reconcile(out.bindings, out.works, views, now, memo["hooks"], memo["render"])
     changed = False

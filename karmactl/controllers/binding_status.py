@@ -2,8 +2,9 @@
 
 Follows ``pkg/controllers/status/rb_status_controller.go``, ``crb_status_controller.go`` and
 ``pkg/util/helper/workstatus.go`` (``AssembleWorkStatus``, ``generateFullyAppliedCondition``),
-semantics §9.8. Runs in phase ``status`` for ResourceBindings and ClusterResourceBindings that have
-been scheduled at least once (``status.lastScheduledTime``).
+semantics §9.8. Runs for ResourceBindings and ClusterResourceBindings that have been scheduled at
+least once (``status.lastScheduledTime``) or are required by another binding (``spec.requiredBy``:
+the dependencies distributor's attached bindings are never scheduled).
 """
 from __future__ import annotations
 
@@ -89,8 +90,22 @@ def expected_clusters(binding: dict) -> set:
     return {n for n in names if n}
 
 
+def _carry_item_fields(item: dict, old: dict | None, now: str) -> dict:
+    """The application failover design's item fields (DESIGN §3.2): ``settled`` once the workload
+    was Healthy in that cluster, ``creationTimestamp`` when the control plane first recorded the
+    cluster's item; both carried over from the previous item of the same cluster."""
+    old = old or {}
+    if old.get("settled") or item.get("health") == C.HEALTHY:
+        item["settled"] = True
+    item["creationTimestamp"] = old.get("creationTimestamp") or now
+    return item
+
+
 def binding_status(binding: dict, works: list, now: str) -> tuple[dict, list[str]]:
     """The binding with its aggregated status and ``FullyApplied`` condition.
+
+    Items are :func:`aggregated_item` plus ``settled`` and ``creationTimestamp`` (the application
+    failover design document's fields, kept from the binding's previous items).
 
     Args:
         binding: an RB or CRB.
@@ -101,9 +116,12 @@ def binding_status(binding: dict, works: list, now: str) -> tuple[dict, list[str
         (binding — the same object when nothing changed, error lines for Works without the resource).
     """
     resource = (binding.get("spec") or {}).get("resource") or {}
+    previous = {i.get("clusterName"): i for i in (binding.get("status") or {}).get("aggregatedStatus") or []}
     items, errors = [], []
     for cluster, work in works:
         item = aggregated_item(cluster, work, resource)
+        if item is not None:
+            item = _carry_item_fields(item, previous.get(cluster), now)
         if item is None:
             md = work.get("metadata") or {}
             errors.append(f"work {md.get('namespace')}/{md.get('name')} has no manifest for "
@@ -138,8 +156,8 @@ def step(loaded, out, now: str, ctx) -> bool:
     changed = False
     for bkey in sorted(out.bindings):
         binding = out.bindings[bkey]
-        if not (binding.get("status") or {}).get("lastScheduledTime"):
-            continue
+        if not ((binding.get("status") or {}).get("lastScheduledTime") or (binding.get("spec") or {}).get("requiredBy")):
+            continue  # never scheduled, and no workload requires it (attached bindings are not scheduled)
         works = by_binding.get(binding_id(binding), [])
         seen = memo.get(bkey)
         if (seen is not None and seen[0] is binding and len(seen[1]) == len(works)

@@ -17,7 +17,9 @@ deleted or no longer matches), karmactl removes the binding, so its Works and me
 too. Karmada leaves such a binding (and the member copies) behind with no file that could ever
 delete it; in a file-backed tool, removing the policy file is how a user stops propagating.
 
-Policy preemption (feature gate ``PropagationPolicyPreemption``, off by default) is not enabled.
+Policy preemption (``pkg/detector/preemption.go``) behind Karmada's feature gate
+``PropagationPolicyPreemption`` (karmactl-config ``propagationPolicyPreemption``, off by default):
+see :func:`preempting_policy`.
 """
 from __future__ import annotations
 
@@ -29,6 +31,8 @@ from karmactl.api.objects import bump_generation, content_hash, permanent_id
 from karmactl.api.selectors import policy_priority
 from karmactl.controllers.names import binding_name
 from karmactl.interpreter._common import InterpreterError
+
+DEPENDED_BY_LABEL_PREFIX = "resourcebinding.karmada.io/depended-by-"
 
 # Groups the detector never treats as templates (§2.1).
 SKIPPED_GROUPS = frozenset({
@@ -44,9 +48,11 @@ class DetectorConfig:
 
     Attributes:
         skipped_namespaces: anchored regexes of namespaces to ignore (``--skipped-propagating-namespaces``).
+        preemption: the feature gate ``PropagationPolicyPreemption`` (``--feature-gates``).
     """
 
     skipped_namespaces: tuple[str, ...] = C.DEFAULT_SKIPPED_NAMESPACE_PATTERNS
+    preemption: bool = False
 
     def __post_init__(self):
         self._re = [re.compile(f"^(?:{p})$") for p in self.skipped_namespaces]
@@ -67,11 +73,14 @@ class DetectorResult:
         bindings: binding key -> desired binding, or None to delete it.
         claims: template key -> claim metadata ``{"labels": {...}, "annotations": {...}}`` ({} when unclaimed).
         waiting: human messages for templates that could not be bound (missing dependent overrides).
+        preempted: ``(template key, preempting policy, preempted policy)`` for every claim that
+            moved to a higher-priority policy in this pass.
     """
 
     bindings: dict = field(default_factory=dict)
     claims: dict = field(default_factory=dict)
     waiting: list = field(default_factory=list)
+    preempted: list = field(default_factory=list)
 
 
 def is_template(key, obj: dict, config: DetectorConfig) -> bool:
@@ -130,6 +139,42 @@ def best_policy(candidates: list[dict], obj: dict) -> dict | None:
         if best_key is None or rank < best_key:
             best, best_key = policy, rank
     return best
+
+
+def _names_template(policy: dict, obj: dict) -> bool:
+    """Whether a selector of ``policy`` names ``obj`` (Karmada fetches the template a preempting
+    policy takes by the selector's name) and the policy selects it."""
+    md = obj.get("metadata") or {}
+    named = any(s.get("name") == md.get("name") and s.get("apiVersion") == obj.get("apiVersion")
+                and s.get("kind") == obj.get("kind") for s in (policy.get("spec") or {}).get("resourceSelectors") or [])
+    return named and policy_priority(policy, obj) > 0
+
+
+def _explicit(policy: dict) -> int:
+    return (policy.get("spec") or {}).get("priority") or 0
+
+
+def preempting_policy(claimed: dict, obj: dict, pp_candidates: list[dict], cpp_candidates: list[dict]) -> dict | None:
+    """The policy that takes ``obj`` from the policy that claims it, or None
+    (``pkg/detector/preemption.go``; call only with the feature gate on).
+
+    A policy preempts when it has ``preemption: Always`` and one of its selectors names the
+    template: a PropagationPolicy takes it from a PropagationPolicy of lower explicit ``priority``
+    and from any ClusterPropagationPolicy (``preemptClusterPropagationPolicyDirectly``); a
+    ClusterPropagationPolicy takes it only from a ClusterPropagationPolicy of lower priority. Karmada
+    runs this when the preempting policy is created or updated, and when the claimed policy loses
+    priority (``HandleDeprioritizedPropagationPolicy``): checking every pass gives both. Among several
+    preempting policies the highest priority wins, then the smaller name (deterministic; DESIGN §3.5).
+    """
+    def best(cands, above):
+        ranked = sorted((-_explicit(p), p["metadata"]["name"], i) for i, p in enumerate(cands)
+                        if (p.get("spec") or {}).get("preemption") == "Always" and p is not claimed
+                        and (above is None or _explicit(p) > above) and _names_template(p, obj))
+        return cands[ranked[0][2]] if ranked else None
+
+    if claimed["kind"] == "PropagationPolicy":
+        return best(pp_candidates, _explicit(claimed))
+    return best(pp_candidates, None) or best(cpp_candidates, _explicit(claimed))
 
 
 def policy_id(policy: dict) -> str:
@@ -220,6 +265,12 @@ def reconcile(templates: dict, views: dict, claims: dict, pps: list[dict], cpps:
         policy = _claimed_policy(claims.get(key) or {}, pp_by_key, cpp_by_name)
         if policy is not None and policy_priority(policy, obj) == 0:
             policy = None  # the claimed policy no longer selects the template: release the claim (§2.6a)
+        if policy is not None and config.preemption:
+            taker = preempting_policy(policy, obj, pp_index[ns].candidates(obj) if ns and ns in pp_index else [],
+                                      cpp_index.candidates(obj))
+            if taker is not None:
+                result.preempted.append((key, taker, policy))
+                policy = taker
         if policy is None and ns and ns in pp_index:
             policy = best_policy(pp_index[ns].candidates(obj), obj)
         if policy is None:
@@ -266,8 +317,12 @@ def _claim_of_binding(binding: dict) -> dict:
 
 
 def _owned_by_detector(binding: dict) -> bool:
-    """Bindings made by other controllers (``binding.karmada.io/managed-by``) are left alone."""
-    return "binding.karmada.io/managed-by" not in ((binding.get("metadata") or {}).get("labels") or {})
+    """Bindings made by other controllers (``binding.karmada.io/managed-by``, and the attached
+    bindings of the dependencies distributor) are left alone."""
+    from karmactl.controllers.dependencies_distributor import is_attached
+
+    return ("binding.karmada.io/managed-by" not in ((binding.get("metadata") or {}).get("labels") or {})
+            and not is_attached(binding))
 
 
 def _missing_dependent_overrides(policy: dict, override_names: set) -> list[str]:
@@ -302,6 +357,8 @@ def build_binding(bkey, view: dict, obj: dict, policy: dict, old: dict | None, n
     id_label = C.RB_PERMANENT_ID_LABEL if bkind == "ResourceBinding" else C.CRB_PERMANENT_ID_LABEL
     old_meta = (old or {}).get("metadata") or {}
     labels = dict(claim["labels"])
+    # the dependencies distributor's depended-by labels stay (Karmada merges labels on update)
+    labels.update((k, v) for k, v in (old_meta.get("labels") or {}).items() if k.startswith(DEPENDED_BY_LABEL_PREFIX))
     labels[id_label] = (old_meta.get("labels") or {}).get(id_label) or permanent_id(bkind, ns, bname)
     annotations = {k: v for k, v in (old_meta.get("annotations") or {}).items()
                    if k not in (C.PP_NAMESPACE_ANNOTATION, C.PP_NAME_ANNOTATION, C.CPP_NAME_ANNOTATION)}
@@ -413,13 +470,19 @@ class TemplateInputs:
         return hit[2]
 
 
+def _policy_ref(policy: dict) -> str:
+    md = policy["metadata"]
+    return f"{policy['kind']} {md['namespace'] + '/' if md.get('namespace') else ''}{md['name']}"
+
+
 def template_inputs(loaded, ctx) -> TemplateInputs:
     """The :class:`TemplateInputs` of this computation (built on first use)."""
     from karmactl.controllers.templates import spec_hash
 
     inputs = ctx.memo.get("templates")
     if inputs is None:
-        config = DetectorConfig(skipped_namespaces=ctx.settings.skipped_namespaces)
+        config = DetectorConfig(skipped_namespaces=ctx.settings.skipped_namespaces,
+                                preemption=ctx.settings.policy_preemption)
         templates = {k: v for k, v in loaded.user.items() if is_template(k, v, config)}
         live = lambda kind: [p for p in loaded.of_kind("policy.karmada.io", kind)  # noqa: E731
                              if not p["metadata"].get("deletionTimestamp")]
@@ -455,6 +518,15 @@ def step(loaded, out, now: str, ctx) -> bool:
                     lambda view: inputs.interpret_replica(view, interpreter), inputs.config, inputs.detector_memo)
     for line in det.waiting:
         ctx.warn(line)
+    for key, taker, loser in det.preempted:
+        what = f"{key[1]} {key[2] + '/' if key[2] else ''}{key[3]}"
+        ctx.event(f"{_policy_ref(taker)}: PreemptPolicySucceed: preempted {_policy_ref(loser)} for {what}")
+        ctx.event(f"{_policy_ref(loser)}: PreemptPolicySucceed: {what} preempted by {_policy_ref(taker)}")
+    if not inputs.config.preemption:
+        for p in inputs.pps + inputs.cpps:
+            if (p.get("spec") or {}).get("preemption") == "Always":
+                ctx.warn(f"{_policy_ref(p)} sets preemption: Always, but the feature gate PropagationPolicyPreemption "
+                         f"is off (karmactl-config data.propagationPolicyPreemption: \"true\" turns it on)")
     for key, claim in det.claims.items():
         changed = out.set_overlay(key, refresh_overlay(key, templates[key], out.overlays.get(key), claim, now,
                                                        hashes[key])) or changed

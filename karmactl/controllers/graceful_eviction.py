@@ -5,7 +5,7 @@ Follows ``binding_types_helper.go`` of the work.karmada.io v1alpha2 API (``Grace
 ``crb_graceful_eviction_controller.go`` (semantics §1.4, §5).
 
 A task is ``{fromCluster, purgeMode, replicas?, reason, message?, producer, gracePeriodSeconds?,
-suppressDeletion?, clustersBeforeFailover?, creationTimestamp?}`` in ``spec.gracefulEvictionTasks``.
+suppressDeletion?, preservedLabelState?, clustersBeforeFailover?, creationTimestamp?}`` in ``spec.gracefulEvictionTasks``.
 One assessment pass over the tasks of a binding, in order (§5.2):
 
 1. no ``creationTimestamp`` -> stamp it with ``now`` and keep (no further assessment this pass);
@@ -83,6 +83,56 @@ def graceful_evict_cluster(spec: dict, cluster: str, task: dict) -> bool:
     tasks.append(new)
     spec["gracefulEvictionTasks"] = tasks
     return True
+
+
+GATE_OFF_MESSAGE = ("failover.{kind}.statePreservation has no effect: the feature gate StatefulFailoverInjection "
+                    "is off (data.statefulFailoverInjection: \"true\" in ConfigMap karmada-system/karmactl-config)")
+
+
+def has_state_preservation(binding: dict, kind: str) -> bool:
+    """Whether ``spec.failover.<kind>.statePreservation`` has rules (``kind``: application | cluster)."""
+    behaviour = (((binding.get("spec") or {}).get("failover") or {}).get(kind)) or {}
+    return bool((behaviour.get("statePreservation") or {}).get("rules"))
+
+
+def preserved_label_state(state_preservation: dict | None, binding: dict, cluster: str) -> dict | None:
+    """``BuildPreservedLabelState`` for an eviction from ``cluster`` (gate ``StatefulFailoverInjection``).
+
+    Follows ``pkg/util/helper/failover.go`` and ``extractStateForEviction`` /
+    ``buildTaskOptions`` (``pkg/controllers/cluster/taint_manager.go``,
+    ``pkg/controllers/applicationfailover/common.go``): every rule's ``jsonPath`` (a Kubernetes
+    JSONPath template, missing keys are errors) is evaluated on the ``status`` of the binding's
+    ``aggregatedStatus`` item for ``cluster``.
+
+    Args:
+        state_preservation: ``failover.application|cluster.statePreservation`` (``{rules: [{aliasLabelName, jsonPath}]}``).
+        binding: the RB/CRB, with the status collected in this run.
+        cluster: the evicted cluster.
+
+    Returns:
+        ``{aliasLabelName: value}``, or None when there are no rules.
+
+    Raises:
+        ValueError: the status of ``cluster`` has not been collected, or a path finds no value
+            (the message names the rule).
+    """
+    from karmactl.api.jsonpath import JSONPathError, evaluate
+
+    rules = (state_preservation or {}).get("rules") or []
+    if not rules:
+        return None
+    item = next((i for i in (binding.get("status") or {}).get("aggregatedStatus") or []
+                 if i.get("clusterName") == cluster), None)
+    if item is None or item.get("status") is None:
+        raise ValueError(f"the application status has not yet been collected from Cluster({cluster})")
+    state = {}
+    for rule in rules:
+        try:
+            state[rule["aliasLabelName"]] = evaluate(rule["jsonPath"], item["status"])
+        except JSONPathError as exc:
+            raise ValueError(f"statePreservation rule {rule['aliasLabelName']} ({rule['jsonPath']}) on the status "
+                             f"from Cluster({cluster}): {exc}") from None
+    return state
 
 
 def _is_time(text) -> bool:

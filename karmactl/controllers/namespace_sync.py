@@ -3,10 +3,15 @@
 Follows ``pkg/controllers/namespace/namespace_sync_controller.go``: for each Namespace except
 reserved ones, ``default``, namespaces matching the skipped patterns and namespaces labelled
 ``namespace.karmada.io/skip-auto-propagation: "true"``, a Work named by the usual hash rule in every
-cluster's execution namespace. (ClusterOverridePolicies are not applied to namespace Works here.)
-Where a policy also selects the Namespace, its binding's Work takes that cluster's place.
+cluster's execution namespace. ClusterOverridePolicies that select the Namespace are applied per
+cluster (OverridePolicies are namespaced and never apply to a Namespace) and recorded in the Work's
+``policy.karmada.io/applied-cluster-overrides``; a rule that fails to apply leaves that cluster's
+Work as it was, with a warning (Karmada returns the error and retries). Where a policy also selects
+the Namespace, its binding's Work takes that cluster's place.
 """
 from __future__ import annotations
+
+import json
 
 from karmactl.api import constants as C
 from karmactl.api.objects import bump_generation, permanent_id
@@ -24,24 +29,56 @@ def _eligible(ns_obj: dict, config) -> bool:
     return (ns_obj["metadata"].get("labels") or {}).get(SKIP_AUTO_PROPAGATION_LABEL) != "true"
 
 
-def reconcile(user: dict, clusters: list[str], works: dict, now: str, config) -> dict:
-    """Desired namespace Works: key -> Work (new/changed) or None / terminating Work (removed)."""
+def _finish(manifest: dict) -> dict:
+    """The manifest as ``CreateOrUpdateWork`` stores it: Karmada's managed label, sorted metadata."""
+    md = dict(manifest.get("metadata") or {})
+    md["labels"] = dict(sorted({**(md.get("labels") or {}), C.MANAGED_LABEL: "true"}.items()))
+    if md.get("annotations"):
+        md["annotations"] = dict(sorted(md["annotations"].items()))
+    else:
+        md.pop("annotations", None)
+    return {**manifest, "metadata": md}
+
+
+def reconcile(user: dict, clusters: list[str], works: dict, now: str, config, cluster_overrides=None,
+              warn=lambda _line: None) -> dict:
+    """Desired namespace Works: key -> Work (new/changed) or None / terminating Work (removed).
+
+    Args:
+        cluster_overrides: ``f(manifest, cluster name) -> (manifest, applied cluster overrides)`` applying
+            the ClusterOverridePolicies (``pkg/util/overridemanager``), or None when there are none; it
+            raises when a rule fails.
+        warn: receives one line per Work left as it was because an override failed.
+    """
     wanted: dict = {}
     for key, obj in user.items():
         if key[:2] != ("", "Namespace") or not _eligible(obj, config):
             continue
         name = key[3]
-        manifest = {"apiVersion": "v1", "kind": "Namespace",
-                    "metadata": {"name": name, "labels": dict(sorted({**(obj["metadata"].get("labels") or {}),
-                                                                      C.MANAGED_LABEL: "true"}.items()))}}
+        base = {"apiVersion": "v1", "kind": "Namespace",
+                "metadata": {"name": name, "labels": dict(obj["metadata"].get("labels") or {})}}
         if obj["metadata"].get("annotations"):
-            manifest["metadata"]["annotations"] = dict(sorted(obj["metadata"]["annotations"].items()))
+            base["metadata"]["annotations"] = dict(obj["metadata"]["annotations"])
+        plain = _finish(base)
         for cluster in clusters:
             wns = execution_namespace(cluster)
             wname = work_name("", name, "Namespace")
-            wanted[("work.karmada.io", "Work", wns, wname)] = (manifest, wns, wname, name)
+            wkey = ("work.karmada.io", "Work", wns, wname)
+            manifest, applied = plain, []
+            if cluster_overrides is not None:
+                try:
+                    overridden, applied = cluster_overrides(base, cluster)
+                except Exception as exc:  # noqa: BLE001 - an override error fails this cluster's Work only
+                    warn(f"sync namespace({name}) to cluster({cluster}) failed due to: {exc}")
+                    wanted[wkey] = None
+                    continue
+                manifest = _finish(overridden)
+            wanted[wkey] = (manifest, wns, wname, name, applied)
     out: dict = {}
-    for wkey, (manifest, wns, wname, ns_name) in wanted.items():
+    for wkey, entry in wanted.items():
+        if entry is None:
+            continue  # kept as it is (override failure)
+        manifest, wns, wname, ns_name, applied = entry
         old = works.get(wkey)
         if old is not None and work_binding_key(old) is not None:
             # A (Cluster)PropagationPolicy also selects this Namespace: its binding renders the
@@ -58,8 +95,11 @@ def reconcile(user: dict, clusters: list[str], works: dict, now: str, config) ->
                              "generation": old_meta.get("generation") or 1},
                 "spec": {"workload": {"manifests": [manifest]}, "suspendDispatching": False,
                          "preserveResourcesOnDeletion": False}}
-        if work_records(old):
-            work["metadata"]["annotations"] = work_records(old)
+        annotations = dict(work_records(old))
+        if applied:
+            annotations[C.APPLIED_CLUSTER_OVERRIDES_ANNOTATION] = json.dumps(applied, separators=(",", ":"))
+        if annotations:
+            work["metadata"]["annotations"] = dict(sorted(annotations.items()))
         if old is not None and "status" in old:
             work["status"] = old["status"]
         bump_generation(old, work)
@@ -75,12 +115,21 @@ def reconcile(user: dict, clusters: list[str], works: dict, now: str, config) ->
 
 def step(loaded, out, now: str, ctx) -> bool:
     """Pipeline step ``namespace-sync``: a Namespace Work in every member cluster for each user
-    Namespace (``pkg/controllers/namespace/namespace_sync_controller.go``)."""
+    Namespace, ClusterOverridePolicies applied (``pkg/controllers/namespace/namespace_sync_controller.go``)."""
+    from karmactl.controllers.binding import render_hooks
     from karmactl.controllers.detector import template_inputs
 
     config = template_inputs(loaded, ctx).config
     clusters = [key[3] for key in loaded.keys_of_kind("cluster.karmada.io", "Cluster")]
+    cluster_overrides = None
+    if loaded.keys_of_kind("policy.karmada.io", "ClusterOverridePolicy"):
+        hooks = (ctx.memo.get("binding") or {}).get("hooks") or render_hooks(loaded)
+
+        def apply_cops(manifest, cluster):
+            overridden, _ops_applied, applied = hooks.apply_overrides(manifest, cluster)
+            return overridden, applied
+        cluster_overrides = apply_cops
     changed = False
-    for wkey, w in reconcile(loaded.user, clusters, out.works, now, config).items():
+    for wkey, w in reconcile(loaded.user, clusters, out.works, now, config, cluster_overrides, ctx.warn).items():
         changed = out.set_work(wkey, w) or changed
     return changed

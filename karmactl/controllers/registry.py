@@ -13,10 +13,12 @@ The order is Karmada's flow of one object through its controllers (semantics §1
 cluster status, remedy,     what is known of each member cluster (conditions, taints)
 cluster taints
 detector                    template -> policy -> ResourceBinding
+workload rebalancer         ``rescheduleTriggeredAt`` on the bindings a WorkloadRebalancer lists
 binding status              the workload status observed in this run, into the bindings
 taint manager,              evictions decided on this pass's clusters and workload health
 application failover
 scheduler                   placement (``spec.clusters``)
+dependencies distributor    attached bindings of ``propagateDeps`` dependencies (``requiredBy``)
 graceful eviction           eviction tasks kept or dropped once the replacement is healthy
 binding, namespace sync     Works in the execution namespaces
 execution                   the Work's ``Dispatching`` condition (applying is the member layer's)
@@ -32,8 +34,9 @@ from __future__ import annotations
 from typing import Callable, NamedTuple
 
 from karmactl.controllers import (application_failover, binding, binding_status, cluster_status, cluster_taints,
-                                  detector, execution, graceful_eviction, multicluster_ingress, namespace_sync,
-                                  remedy, scheduling, taint_manager, template_status)
+                                  dependencies_distributor, detector, execution, graceful_eviction,
+                                  multicluster_ingress, namespace_sync, remedy, scheduling, taint_manager,
+                                  template_status, workload_rebalancer)
 
 
 class Step(NamedTuple):
@@ -50,11 +53,14 @@ PIPELINE: tuple[Step, ...] = (
     Step("cluster-taints", "pkg/controllers/cluster/cluster_controller.go (taintClusterByCondition), "
                            "pkg/controllers/taint/clustertaintpolicy_controller.go", cluster_taints.step),
     Step("detector", "pkg/detector/detector.go", detector.step),
+    Step("workload-rebalancer", "pkg/controllers/workloadrebalancer/workloadrebalancer_controller.go",
+         workload_rebalancer.step),
     # the status observed on the members reaches the bindings before anything decides on it
     Step("binding-status", "pkg/controllers/status/rb_status_controller.go", binding_status.step),
     Step("taint-manager", "pkg/controllers/cluster/taint_manager.go", taint_manager.step),
     Step("application-failover", "pkg/controllers/applicationfailover/", application_failover.step),
     Step("scheduler", "pkg/scheduler/scheduler.go", scheduling.step),
+    Step("dependencies-distributor", "pkg/dependenciesdistributor/", dependencies_distributor.step),
     Step("graceful-eviction", "pkg/controllers/gracefuleviction/", graceful_eviction.step),
     Step("binding", "pkg/controllers/binding/binding_controller.go", binding.step),
     Step("namespace-sync", "pkg/controllers/namespace/namespace_sync_controller.go", namespace_sync.step),

@@ -7,7 +7,10 @@ exceptions read other templates' results:
 
 * namespace sync turns every Namespace into Works (``namespace_sync.py``);
 * MultiClusterIngress status reads the ResourceBindings of its backend Services
-  (``multicluster_ingress.py``, after ``pkg/controllers/multiclusteringress``).
+  (``multicluster_ingress.py``, after ``pkg/controllers/multiclusteringress``);
+* the dependencies distributor gives a workload's ConfigMaps, Secrets, ... bindings that follow
+  the workload's: a snapshot with ``propagateDeps`` is not split at all
+  (:func:`has_cross_template_dependencies`).
 
 A shard therefore gets every object that is not a template (Clusters, policies, Remedies,
 MultiClusterIngresses, settings), every Namespace and Service with what was computed for them,
@@ -32,6 +35,18 @@ SHARED_TEMPLATE_KINDS = frozenset({("", "Namespace"), ("", "Service")})
 BINDINGS = "bindings"
 WORKS = "works"
 OVERLAYS = "overlays"
+
+
+def has_cross_template_dependencies(snap: Snapshot) -> bool:
+    """Whether a binding of ``snap`` may require another template's binding (``propagateDeps``
+    on a policy or a binding, or a binding with ``requiredBy``): the dependencies distributor
+    then joins templates no key hash keeps together, so such a snapshot is computed whole."""
+    for key, obj in snap.user.items():
+        if key[0] == "policy.karmada.io" and key[1] in ("PropagationPolicy", "ClusterPropagationPolicy") \
+                and (obj.get("spec") or {}).get("propagateDeps"):
+            return True
+    return any((b.get("spec") or {}).get("propagateDeps") or (b.get("spec") or {}).get("requiredBy")
+               for b in snap.bindings.values())
 
 
 def shard_of(binding_key: Key, shards: int) -> int:

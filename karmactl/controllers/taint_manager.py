@@ -25,7 +25,11 @@ NoExecute taints (user taints and controller taints alike, :func:`cluster_taints
    ``settings.no_execute_purge_mode``; ``gracePeriodSeconds`` = ``failover.cluster.gracePeriodSeconds``
    when set (the proposal's field; Karmada has none and uses the global timeout), and
    ``clustersBeforeFailover``. ``metadata.generation`` is bumped (the spec changed); one event line
-   per eviction. ``statePreservation`` (gate ``StatefulFailoverInjection``, off) is not implemented.
+   per eviction. With gate ``StatefulFailoverInjection`` (``settings.stateful_failover_injection``,
+   off by default) and ``failover.cluster.statePreservation`` rules, the task gets
+   ``preservedLabelState`` read from the evicted cluster's status item (``extractStateForEviction``);
+   when that status was never collected or a path finds nothing, the cluster is not evicted in
+   this pass (upstream's error and retry) and a warning says why.
 
 The scheduler then reschedules (replica sum mismatch for Divided, always for Duplicated) while the
 ClusterEviction filter keeps the evicted cluster out as long as the task lives.
@@ -38,7 +42,8 @@ from karmactl.api import constants as C
 from karmactl.api.objects import add_seconds, bump_generation, deepcopy, parse_time
 from karmactl.api.selectors import toleration_tolerates
 from karmactl.controllers.cluster_taints import CLUSTER_GK, effective_taints
-from karmactl.controllers.graceful_eviction import binding_ref, graceful_evict_cluster
+from karmactl.controllers.graceful_eviction import (GATE_OFF_MESSAGE, binding_ref, graceful_evict_cluster,
+                                                    has_state_preservation, preserved_label_state)
 
 
 def tolerations_of(binding: dict) -> list[dict]:
@@ -88,7 +93,9 @@ def eviction_due(no_execute_taints: list[dict], tolerations: list[dict], now: st
 
 
 def purge_options(binding: dict, default_purge_mode: str) -> dict:
-    """Task fields for a taint eviction: reason, producer, purgeMode and the proposal's gracePeriodSeconds."""
+    """Task fields for a taint eviction: reason, producer, purgeMode and the proposal's gracePeriodSeconds;
+    purgeMode ``Never`` (proposal configurable-cluster-failover.md) sets ``suppressDeletion: true``,
+    as application failover does: the evicted cluster keeps its copy until a user releases the task."""
     failover_cluster = ((binding.get("spec") or {}).get("failover") or {}).get("cluster")
     if failover_cluster is not None:
         mode = failover_cluster.get("purgeMode") or "Gracefully"
@@ -99,12 +106,17 @@ def purge_options(binding: dict, default_purge_mode: str) -> dict:
             "producer": C.EVICTION_PRODUCER_TAINT_MANAGER}
     if failover_cluster is not None and failover_cluster.get("gracePeriodSeconds") is not None:
         opts["gracePeriodSeconds"] = int(failover_cluster["gracePeriodSeconds"])
+    if mode == "Never":
+        opts["suppressDeletion"] = True
     return opts
 
 
-def evict_binding(binding: dict, no_execute: dict[str, list[dict]], now: str, default_purge_mode: str
-                  ) -> tuple[dict, list[str]]:
+def evict_binding(binding: dict, no_execute: dict[str, list[dict]], now: str, default_purge_mode: str,
+                  inject: bool = False, problems: list | None = None) -> tuple[dict, list[str]]:
     """Evaluate one binding against ``{cluster: NoExecute taints}``.
+
+    ``inject`` is the gate ``StatefulFailoverInjection``; ``problems`` receives one line per
+    cluster whose eviction waits because its state could not be read.
 
     Returns:
         (the binding, or a new one with the evictions applied and its generation bumped,
@@ -119,10 +131,27 @@ def evict_binding(binding: dict, no_execute: dict[str, list[dict]], now: str, de
     due = [c for c in candidates if eviction_due(no_execute[c], tolerations, now)[0]]
     if not due:
         return binding, []
-    new = deepcopy(binding)
     opts = purge_options(binding, default_purge_mode)
+    per_cluster = {}
+    rules = ((spec.get("failover") or {}).get("cluster") or {}).get("statePreservation")
+    for cluster in list(due):
+        per_cluster[cluster] = opts
+        if not inject:
+            continue
+        try:
+            state = preserved_label_state(rules, binding, cluster)
+        except ValueError as exc:
+            if problems is not None:
+                problems.append(f"eviction from {cluster} waits: {exc}")
+            due.remove(cluster)
+            continue
+        if state is not None:
+            per_cluster[cluster] = dict(opts, preservedLabelState=state)
+    if not due:
+        return binding, []
+    new = deepcopy(binding)
     for cluster in due:
-        graceful_evict_cluster(new["spec"], cluster, opts)
+        graceful_evict_cluster(new["spec"], cluster, per_cluster[cluster])
     bump_generation(binding, new)
     return new, due
 
@@ -150,7 +179,14 @@ def step(loaded, out, now: str, ctx) -> bool:
         binding = out.bindings[bkey]
         if (binding.get("metadata") or {}).get("deletionTimestamp"):
             continue
-        new, evicted = evict_binding(binding, tainted, now, ctx.settings.no_execute_purge_mode)
+        inject = ctx.settings.stateful_failover_injection
+        if not inject and has_state_preservation(binding, "cluster") and any(
+                tainted.get(t.get("name")) for t in (binding.get("spec") or {}).get("clusters") or []):
+            ctx.warn(f"{binding_ref(bkey)}: {GATE_OFF_MESSAGE.format(kind='cluster')}")
+        problems: list = []
+        new, evicted = evict_binding(binding, tainted, now, ctx.settings.no_execute_purge_mode, inject, problems)
+        for line in problems:
+            ctx.warn(f"{binding_ref(bkey)}: {line}")
         if not evicted:
             continue
         tasks = {t.get("fromCluster"): t for t in new["spec"].get("gracefulEvictionTasks") or []}

@@ -6,7 +6,7 @@ here as one small function per OpenAPI definition, following upstream's ``SetDef
 functions in ``pkg/apis/core/v1/defaults.go``, ``pkg/apis/apps/v1/defaults.go`` and
 ``pkg/apis/batch/v1/defaults.go`` (Kubernetes v1.31, with the feature gates that are on by default
 there), and :func:`apply_defaults` finds every nested type by walking the object along the schema
-(:func:`karmactl.emulator.schemas.walk`): a Container is defaulted wherever a PodSpec embeds it.
+(:func:`karmactl.api.openapi.walk`): a Container is defaulted wherever a PodSpec embeds it.
 
 Also here, because kube-apiserver's output shows them the same way: zero values of Go fields that
 are not ``omitempty`` (``status: {}``, ``resources: {}``, ``creationTimestamp: null`` in templates)
@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from typing import Any, Callable
 
-from . import schemas
+from karmactl.api import openapi as schemas
 
 
 def _set(node: dict, key: str, value: Any) -> None:
@@ -260,7 +260,7 @@ def _zero_status(definition: str, obj: dict) -> None:
 
 def apply_defaults(obj: dict, definition: str) -> None:
     """Default ``obj`` (a built-in kind's object, definition name from
-    :func:`karmactl.emulator.schemas.definition_name`) in place, nested types included."""
+    :func:`karmactl.api.openapi.definition_name`) in place, nested types included."""
 
     def visit(name: str | None, _schema: dict, node: dict, _path: str) -> None:
         fn = DEFINITION_DEFAULTS.get(name or "")

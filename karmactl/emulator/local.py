@@ -678,3 +678,12 @@ def member_pids(state: Path) -> dict[str, list[int]]:
         if info:
             pids[d.name] = [int(info[k]) for k in ("pid", "etcdPid", "writerPid") if info.get(k)]
     return pids
+
+
+def stop_real_member(d: Path) -> bool:
+    """Stop a kube-apiserver member started with :func:`start_real_member` (its status writer,
+    kube-apiserver and etcd, by the pids in ``d/server.json``); True if any of them ran. Its data
+    stays in ``d``."""
+    d = Path(d).resolve()
+    info = _read_json(d / "server.json")
+    return bool(info) and _stop_real(d, info)

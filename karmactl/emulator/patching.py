@@ -17,7 +17,7 @@ from typing import Any
 
 import jsonpatch
 
-from . import schemas
+from karmactl.api import openapi as schemas
 
 MERGE_KEYS = ("containerPort", "port", "name", "ip")
 MERGE_KEY_OVERRIDES = {"volumeMounts": "mountPath", "volumeDevices": "devicePath"}

@@ -11,7 +11,7 @@ import json
 import threading
 from dataclasses import dataclass, field
 
-from . import schemas
+from karmactl.api import openapi as schemas
 
 SERVER_VERSION = {
     "major": "1",

@@ -21,7 +21,9 @@ import threading
 import uuid
 from typing import Any, Callable
 
-from . import defaults, patching, schemas
+from karmactl.api import openapi as schemas
+
+from . import defaults, patching
 from .resources import Catalogue, ResourceType
 
 STATE_FILE = "objects.json"

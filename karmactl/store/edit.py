@@ -57,6 +57,13 @@ def _plain(node):
     return node
 
 
+def _as_read(node) -> object:
+    """A ruamel round-trip node as every other path reads it (:func:`karmactl.store.yamlio.load_all`,
+    Kubernetes' YAML 1.1 scalars): ruamel reads YAML 1.2, where ``on`` or ``0755`` mean something
+    else, so comparing its values with a parsed object would see changes that are not there."""
+    return yamlio.load_all(yamlio.round_trip_dump_all([node], False))[0][0]
+
+
 def replace_object(store: StateStore, source: Source, new: dict) -> bool:
     """Replace the object at ``source`` with ``new`` in its file; returns False when unchanged."""
     path = store.root / source.path
@@ -64,7 +71,7 @@ def replace_object(store: StateStore, source: Source, new: dict) -> bool:
     docs = yamlio.round_trip_load_all(text)
     live = _live_docs(docs)
     idx, doc = live[source.index]
-    if _plain(doc) == new:
+    if _as_read(doc) == new:
         return False
     docs[idx] = update_in_place(doc, new)
     explicit = text.lstrip().startswith("---") or len(live) > 1
@@ -97,6 +104,32 @@ def remove_object(store: StateStore, source: Source) -> None:
         remove_file(path, store.root)
     else:
         write_atomic(path, yamlio.round_trip_dump_all(rest, len(rest) > 1 or text.lstrip().startswith("---")))
+
+
+def stamp_creation(store: StateStore, key: Key, obj: dict, now: str) -> bool:
+    """Record ``metadata.creationTimestamp`` = ``now`` for an object stored for the first time, in
+    its computed overlay (``computed/status/...``, merged by ``get``; the detector keeps it for
+    templates), as the API server stamps an object on create: so every kind shows an AGE, and a
+    file stays free of server fields. Returns False (and writes nothing) when the object already
+    has an overlay."""
+    from karmactl.store.state import dump_computed
+
+    path = store.computed_path(key)
+    if path.exists():
+        return False
+    meta = {"name": key[3], **({"namespace": key[2]} if key[2] else {}), "creationTimestamp": now}
+    overlay = {"apiVersion": obj["apiVersion"], "kind": obj["kind"], "metadata": meta}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, dump_computed(overlay))
+    return True
+
+
+def remove_overlay(store: StateStore, key: Key) -> None:
+    """Remove the computed status and metadata of a deleted user object
+    (``computed/status/<resource>/[<namespace>/]<name>.json``), as the API server deletes an object
+    with its status: an object re-created under the same name starts afresh (a new
+    ``creationTimestamp``, no stale status). Bindings and Works are the next run's to remove."""
+    remove_file(store.computed_path(key), store.root)
 
 
 def index_user_objects(store: StateStore) -> dict[Key, Source]:

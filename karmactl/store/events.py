@@ -1,41 +1,54 @@
-"""Events in the state directory: ``computed/events/<namespace>/<name>.json``, one Event per file.
+"""Events in the state directory: one file per object they regard,
+``computed/events/<namespace>/<kind>.<group>.<name>.json``, holding that object's Events as an
+``events.k8s.io/v1`` EventList (newest last; at most ``EVENTS_PER_OBJECT``).
 
 Events are ``events.k8s.io/v1`` objects (``karmactl/controllers/events.py`` derives and merges them);
 a run stages them on the same :class:`~karmactl.store.fsio.TreeWriter` as its other computed files,
-so they land with them or not at all. An Event's name starts with the name of the object it regards
-(``nginx-deployment.3f2a...``), which is how the Events of one object are found without reading the
-others. ``StateStore.load`` does not read this tree: Events are history, never input of a run.
+so they land with them or not at all. One file per regarded object keeps a cold run's file count
+near one per computed object (a template, its binding and its Works each get one), and the Events
+of an object are read without listing others. ``StateStore.load`` does not read this tree: Events
+are history, never input of a run. Events about cluster-scoped objects live in ``default``.
 """
 from __future__ import annotations
 
 import os
-import re
 
 import orjson
 
 from karmactl.controllers import events as events_core
-from karmactl.controllers.events import derive_events, merge_events, regarding_key
+from karmactl.controllers.events import derive_events, last_seen, merge_events, regarding_key
 from karmactl.store.fsio import TreeWriter
 from karmactl.store.state import COMPUTED_DIR, InputError, dump_computed
 
 EVENTS_DIR = f"{COMPUTED_DIR}/events"
-EVENT_KEY = ("events.k8s.io", "Event")
+EVENT_LIST_KEY = ("events.k8s.io", "EventList")
 CHANGE_INDEX = 3  # after bindings, Works and overlays in a run's change list
-_SUFFIX = re.compile(r"\.[0-9a-f]{16}\.json$")
 
 
-def event_rel(event: dict) -> str:
-    """Path of an Event relative to the state directory."""
-    m = event["metadata"]
-    return f"{EVENTS_DIR}/{m['namespace']}/{m['name']}.json"
+def object_rel(obj: tuple) -> str:
+    """Path (relative to the state directory) of the Events of one regarded object
+    ``(group, kind, namespace, name)``."""
+    group, kind, ns, name = obj
+    return f"{EVENTS_DIR}/{ns or 'default'}/{kind.lower()}.{group or 'core'}.{name}.json"
 
 
-def _read(root, rel: str) -> dict:
+def _read(root, rel: str) -> list[dict] | None:
+    """The Events in one file, or None when it does not exist.
+
+    Raises:
+        InputError: an unreadable or malformed file (named).
+    """
     try:
         with open(os.path.join(str(root), rel), "rb") as fh:
-            return orjson.loads(fh.read())
+            data = orjson.loads(fh.read())
+    except FileNotFoundError:
+        return None
     except (OSError, ValueError) as exc:
         raise InputError(f"cannot read event file (delete it): {exc}", rel) from None
+    items = data.get("items") if isinstance(data, dict) else None
+    if not isinstance(items, list) or not all(isinstance(e, dict) for e in items):
+        raise InputError("cannot read event file (delete it): not an events.k8s.io/v1 EventList", rel)
+    return items
 
 
 def load_events(root, namespace: str | None = None) -> list[dict]:
@@ -53,10 +66,10 @@ def load_events(root, namespace: str | None = None) -> list[dict]:
         d = os.path.join(base, ns)
         if not os.path.isdir(d):
             continue
-        for name in sorted(os.listdir(d)):
+        for name in os.listdir(d):
             if name.endswith(".json") and not name.startswith("."):
-                out.append(_read(root, f"{EVENTS_DIR}/{ns}/{name}"))
-    return out
+                out.extend(_read(root, f"{EVENTS_DIR}/{ns}/{name}") or [])
+    return sorted(out, key=lambda e: (e["metadata"].get("namespace") or "", e["metadata"].get("name") or ""))
 
 
 def events_regarding(root, objects: set) -> dict:
@@ -67,29 +80,11 @@ def events_regarding(root, objects: set) -> dict:
         InputError: an unreadable event file (named).
     """
     out: dict = {}
-    for ev in _stored_for(root, objects):
-        obj = regarding_key(ev.get("regarding") or {})
-        if obj in objects:
-            out.setdefault(obj, []).append(ev)
-    return out
-
-
-def _stored_for(root, objects: set) -> list[dict]:
-    """Stored Events whose file names say they may regard one of ``objects`` (regarding keys)."""
-    wanted: dict = {}
-    for _group, _kind, ns, name in objects:
-        wanted.setdefault(ns or "default", set()).add(name[:236])
-    out = []
-    for ns, names in sorted(wanted.items()):
-        d = os.path.join(str(root), EVENTS_DIR, ns)
-        try:
-            files = sorted(os.listdir(d))
-        except FileNotFoundError:
-            continue
-        for f in files:
-            if _SUFFIX.search(f) and f[:-len(".0123456789abcdef.json")] in names:
-                out.append(_read(root, f"{EVENTS_DIR}/{ns}/{f}"))
-    return out
+    for obj in objects:
+        items = _read(root, object_rel(obj))
+        if items:
+            out[obj] = [e for e in items if regarding_key(e.get("regarding") or {}) == obj]
+    return {k: v for k, v in out.items() if v}
 
 
 def stage_events(store, writer: TreeWriter, before, after, now: str, keep=None) -> list[tuple]:
@@ -112,15 +107,25 @@ def stage_events(store, writer: TreeWriter, before, after, now: str, keep=None) 
     new = derive_events(before, after, now, keep)
     if not new:
         return []
-    stored = _stored_for(store.root, {regarding_key(e["regarding"]) for e in new})
-    write, drop = merge_events(stored, new, now, limit=events_core.EVENTS_PER_OBJECT)
+    objects = sorted({regarding_key(e["regarding"]) for e in new})
+    stored = {obj: _read(store.root, object_rel(obj)) or [] for obj in objects}
+    write, drop = merge_events([e for items in stored.values() for e in items], new, now,
+                               limit=events_core.EVENTS_PER_OBJECT)
+    ident = lambda e: (e["metadata"].get("namespace"), e["metadata"]["name"])  # noqa: E731
+    written = {ident(e): e for e in write}
+    dropped = {ident(e) for e in drop}
     changes = []
-    for action, events in (("write", write), ("delete", drop)):
-        for ev in events:
-            rel = event_rel(ev)
-            if action == "write":
-                writer.write(rel, dump_computed(ev))
-            else:
+    for obj in objects:
+        items = {ident(e): e for e in stored[obj] if ident(e) not in dropped}
+        items.update((k, e) for k, e in written.items() if regarding_key(e["regarding"]) == obj)
+        rel = object_rel(obj)
+        key = (*EVENT_LIST_KEY, obj[2] or "default", rel.rsplit("/", 1)[1][:-len(".json")])
+        if not items:
+            if stored[obj]:
                 writer.delete(rel)
-            changes.append((CHANGE_INDEX, (*EVENT_KEY, ev["metadata"]["namespace"], ev["metadata"]["name"]), action, rel))
+                changes.append((CHANGE_INDEX, key, "delete", rel))
+            continue
+        ordered = sorted(items.values(), key=lambda e: (last_seen(e), e["metadata"]["name"]))
+        writer.write(rel, dump_computed({"apiVersion": "events.k8s.io/v1", "kind": "EventList", "items": ordered}))
+        changes.append((CHANGE_INDEX, key, "write", rel))
     return changes

@@ -30,7 +30,7 @@ import orjson
 from dataclasses import dataclass
 from pathlib import Path
 
-from karmactl.api.kinds import KindInfo, KindRegistry, group_of
+from karmactl.api.kinds import UNSUPPORTED_KARMADA_KINDS, KindInfo, KindRegistry, group_of
 from karmactl.api.objects import describe_key
 from karmactl.api.snapshot import Snapshot
 from karmactl.store import yamlio
@@ -41,6 +41,18 @@ from karmactl.api.snapshot import Key  # noqa: E402  (group, kind, namespace, na
 COMPUTED_DIR = "computed"
 RUNTIME_DIR = ".karmactl"
 _SKIP_DIRS = {COMPUTED_DIR, RUNTIME_DIR, ".git"}
+IGNORE_FILE = ".karmactlignore"
+# configuration files of client-side tools, never objects an API server serves
+_TOOL_CONFIG_GROUPS = {"kustomize.config.k8s.io"}
+
+# where notes about what a load left out go: ``f(text)``, or None to drop them (the CLI sets it
+# with -v; a plain callable instead of ``logging``, which costs start-up time on every command)
+note_sink = None
+
+
+def _note(text: str) -> None:
+    if note_sink is not None:
+        note_sink(text)
 COMPUTED_KINDS = {("work.karmada.io", "ResourceBinding"), ("work.karmada.io", "ClusterResourceBinding"),
                   ("work.karmada.io", "Work")}
 
@@ -48,32 +60,57 @@ COMPUTED_KINDS = {("work.karmada.io", "ResourceBinding"), ("work.karmada.io", "C
 class InputError(Exception):
     """Bad input: names the file (and line), the object and the field. Exit code 2.
 
+    One exception may carry several errors (every invalid field of an object, every bad file
+    given to ``apply``): the first in its own attributes, the others in ``more``; ``str()`` puts
+    each further one on its own ``error: ...`` line, as the CLI prints the first.
+
     Attributes:
         file: path of the file, relative to the state directory or as given.
         line: 1-based line of the document (or of the YAML error), or None.
         obj: ``Kind namespace/name`` of the object, or None.
         field: the offending field path, or None.
+        more: further errors, each an :class:`InputError` without ``more`` of its own.
     """
 
     def __init__(self, message: str, file: str | None = None, line: int | None = None,
-                 obj: str | None = None, field: str | None = None):
+                 obj: str | None = None, field: str | None = None, more: list | None = None):
         super().__init__(message)
         self.message = message
         self.file = file
         self.line = line
         self.obj = obj
         self.field = field
+        self.more: list[InputError] = [m if isinstance(m, InputError) else InputError(*m) for m in more or ()]
+
+    @classmethod
+    def several(cls, errors: list[InputError]) -> InputError:
+        """One exception for ``errors`` (at least one), in their order."""
+        flat = [e for err in errors for e in err.all()]
+        first = flat[0]
+        return cls(first.message, first.file, first.line, first.obj, first.field, flat[1:])
+
+    def all(self) -> list[InputError]:
+        """This error and the further ones, each alone."""
+        return [InputError(self.message, self.file, self.line, self.obj, self.field), *self.more]
+
+    def fields(self) -> list:
+        """``[message, file, line, object, field, [further errors' fields]]``: JSON-friendly, the
+        positional arguments of the constructor."""
+        return [self.message, self.file, self.line, self.obj, self.field, [e.fields()[:5] for e in self.more]]
 
     def __reduce__(self):  # keeps file, line, object and field when sent between processes
-        return (InputError, (self.message, self.file, self.line, self.obj, self.field))
+        return (InputError, tuple(self.fields()))
 
-    def __str__(self) -> str:
+    def _one(self) -> str:
         where = ""
         if self.file:
             where = f"{self.file}:{self.line}: " if self.line else f"{self.file}: "
         what = f"{self.obj}: " if self.obj else ""
         fld = f"{self.field}: " if self.field else ""
         return f"{where}{what}{fld}{self.message}"
+
+    def __str__(self) -> str:
+        return "".join([self._one(), *(f"\nerror: {e._one()}" for e in self.more)])
 
 
 def key_of(obj: dict) -> Key:
@@ -111,6 +148,7 @@ class StateStore:
         found: list[Path] = []
         if not self.root.is_dir():
             return found
+        ignore = self.ignore_spec()
         stack = [self.root]
         while stack:
             d = stack.pop()
@@ -121,11 +159,40 @@ class StateStore:
                             continue
                         if entry.name.startswith("."):
                             continue
+                        rel = self.rel(Path(entry.path))
+                        if ignore is not None and ignore.match_file(rel + "/"):
+                            _note(f"ignoring {rel}/: excluded by {IGNORE_FILE}")
+                            continue
+                        if os.path.isfile(os.path.join(entry.path, "Chart.yaml")):
+                            _note(f"ignoring {rel}/: a Helm chart (render it with `helm template` to apply "
+                                  f"its objects)")
+                            continue
                         stack.append(Path(entry.path))
                     elif entry.name.endswith((".yaml", ".yml", ".json")) and not entry.name.startswith("."):
+                        if ignore is not None and ignore.match_file(self.rel(Path(entry.path))):
+                            _note(f"ignoring {self.rel(Path(entry.path))}: excluded by {IGNORE_FILE}")
+                            continue
                         found.append(Path(entry.path))
         found.sort(key=lambda p: p.parts)  # Path's own order, without its slow comparisons
         return found
+
+    def ignore_spec(self):
+        """The patterns of ``<state>/.karmactlignore`` (gitignore syntax, paths relative to the
+        state directory) as a ``pathspec.GitIgnoreSpec``, or None when there is no such file.
+
+        Raises:
+            InputError: the file cannot be read.
+        """
+        path = self.root / IGNORE_FILE
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"cannot read file: {exc}", IGNORE_FILE) from None
+        import pathspec  # only when there is an ignore file: it is slow to import
+
+        return pathspec.GitIgnoreSpec.from_lines(text.splitlines())
 
     def computed_files(self) -> list[Path]:
         base = self.root / COMPUTED_DIR
@@ -148,8 +215,13 @@ class StateStore:
         except ValueError:
             return text
 
-    def read_documents(self, path: Path, display: str | None = None) -> list[tuple[dict, int, int]]:
+    def read_documents(self, path: Path, display: str | None = None,
+                       skipped: list | None = None) -> list[tuple[dict, int, int]]:
         """``[(object, document_index, line)]`` of one file; ``List`` documents are expanded.
+
+        Documents that are not Kubernetes objects (see :func:`not_an_object`: a Helm
+        ``Chart.yaml``, a ``config.json``) are left out, and described in ``skipped``
+        (``"file:line: reason"``) when a list is given.
 
         Raises:
             InputError: unreadable file, malformed YAML, or a document that is not an object.
@@ -159,9 +231,10 @@ class StateStore:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise InputError(f"cannot read file: {exc}", display) from None
+        skipped = skipped if skipped is not None else []
         if path.suffix == ".json":
-            return parse_json_documents(text, display)
-        return parse_documents(text, display)
+            return parse_json_documents(text, display, skipped)
+        return parse_documents(text, display, skipped)
 
     @property
     def cache_path(self) -> Path:
@@ -185,8 +258,10 @@ class StateStore:
             pass  # a read-only state directory still works, only slower
 
     def _parse_many(self, paths: list[Path], normalize=None) -> list[tuple[list, list]]:
-        """``(signature, documents)`` of each path, in order: the signature is ``[mtime_ns, size,
-        inode]`` read before the file, the documents ``[[object, index, line, checked]]``.
+        """``([(signature, documents, skipped) or None], errors)``: for each path in order, None when
+        it failed (its :class:`InputError` is in ``errors``, in path order), else the signature
+        ``[mtime_ns, size, inode]`` read before the file, the documents ``[[object, index, line,
+        checked]]`` and ``skipped``, the notes about documents that are not objects.
 
         Large batches are parsed by two worker processes (YAML parsing is CPU-bound Python and
         these machines have two cores), each taking every other file so both get the same mix;
@@ -194,12 +269,19 @@ class StateStore:
         True). Objects of other kinds (custom resources, whose CustomResourceDefinition may be in
         any file) and CRDs themselves are left to the caller.
 
-        Raises:
-            InputError: the first failing file in path order.
         """
         workers = min(PARSE_WORKERS, os.cpu_count() or 1)
         if len(paths) < PARALLEL_PARSE_MIN_FILES or workers < 2 or "fork" not in _start_methods():
-            return [(file_signature(p), [[o, i, ln, False] for o, i, ln in self.read_documents(p)]) for p in paths]
+            out, errors = [], []
+            for p in paths:
+                try:
+                    sig, skipped = file_signature(p), []
+                    docs = [[o, i, ln, False] for o, i, ln in self.read_documents(p, skipped=skipped)]
+                    out.append((sig, docs, skipped))
+                except InputError as exc:
+                    errors.append(exc)
+                    out.append(None)
+            return out, errors
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
@@ -212,19 +294,14 @@ class StateStore:
         finally:
             _WORKER_JOB = None
         out: list = [None] * len(paths)
-        first_error = None
+        errors = []
         for i, batch in enumerate(results):
             if isinstance(batch, bytes):
                 batch = orjson.loads(batch)
             for j, item in enumerate(batch["docs"]):
                 out[i + j * nb] = item
-            if batch["error"] is not None:  # [message, file, line, object, field]
-                position = i + len(batch["docs"]) * nb
-                if first_error is None or position < first_error[0]:
-                    first_error = (position, batch["error"])
-        if first_error is not None:
-            raise InputError(*first_error[1])
-        return out
+            errors.extend((i + j * nb, fields) for j, fields in batch["errors"])  # InputError.fields()
+        return out, [InputError(*fields) for _position, fields in sorted(errors, key=lambda e: e[0])]
 
     def check_document(self, obj: dict, index: int, line: int, rel: str, normalize=None) -> dict:
         """Check one user object (apiVersion, kind, name; not a computed kind) and normalize it.
@@ -251,7 +328,8 @@ class StateStore:
                 results made under another tag, or under other CRDs, are not used.
 
         Raises:
-            InputError: malformed files, unknown kinds, objects without name, duplicate keys.
+            InputError: malformed files, unknown kinds, objects without name, invalid fields (all
+                of them, of every file), duplicate keys.
         """
         files = self.user_files()
         cache = self._read_cache(normalize_tag)
@@ -264,8 +342,13 @@ class StateStore:
             else:
                 missed.append(path)
         builtin_kinds = set(self.registry.group_kinds())
-        for path, (sig, docs) in zip(missed, self._parse_many(missed, normalize)):
-            parsed[path] = {"sig": sig, "raw": docs}
+        results, errors = self._parse_many(missed, normalize)
+        for path, result in zip(missed, results):
+            if result is None:  # reported in errors; the other files are still checked
+                files.remove(path)
+                continue
+            sig, docs, skipped = result
+            parsed[path] = {"sig": sig, "raw": docs, "skipped": skipped}
         # CRDs first, so custom resources in any file are known.
         crds = []
         for path in files:
@@ -289,22 +372,33 @@ class StateStore:
                 new_cache[rel] = entry
             else:
                 dirty = True
-                raw = entry.get("raw")
+                raw, skipped = entry.get("raw"), entry.get("skipped") or []
                 if not raw or shadowed:
-                    raw = [[o, i, ln, False] for o, i, ln in self.read_documents(path, rel)]
+                    skipped = []
+                    raw = [[o, i, ln, False] for o, i, ln in self.read_documents(path, rel, skipped)]
                 objs = []
                 for obj, index, line, checked in raw:
-                    objs.append([obj if checked else self.check_document(obj, index, line, rel, normalize),
-                                 index, line])
+                    try:
+                        objs.append([obj if checked else self.check_document(obj, index, line, rel, normalize),
+                                     index, line])
+                    except InputError as exc:  # every bad object of every file is reported
+                        errors.append(exc)
                 new_cache[rel] = {"sig": entry["sig"], "crds": crd_tag, "objs": objs}
+                if skipped:
+                    new_cache[rel]["skipped"] = skipped
+            for note in new_cache[rel].get("skipped") or ():
+                _note(f"ignoring {note}")
             for obj, index, line in objs:
                 key = key_of(obj)
                 if key in snap.user:
                     other = snap.sources[key]
-                    raise InputError(f"duplicate object: also defined in {other.path}:{other.line}",
-                                     rel, line, describe_key(key))
+                    errors.append(InputError(f"duplicate object: also defined in {other.path}:{other.line}",
+                                             rel, line, describe_key(key)))
+                    continue
                 snap.user[key] = obj
                 snap.sources[key] = Source(rel, index, line)
+        if errors:
+            raise InputError.several(errors)
         if dirty and self.root.is_dir():
             # the cache is written as parsed (not the caller's later mutations): serialize now
             self._write_cache(normalize_tag, new_cache)
@@ -448,19 +542,19 @@ def file_signature(path: Path) -> list[int]:
 
 def _parse_batch(paths: list[str]) -> list:
     """Worker: parse files and check objects of built-in kinds. Returns ``{"docs": [per file:
-    (signature, [[object, index, line, checked]])], "error": None | [message, file, line, object, field]}``
-    (the first :class:`InputError` ends the batch), as orjson bytes when JSON can hold it."""
+    (signature, [[object, index, line, checked]], skipped) or None for a failing file], "errors": [[index in
+    docs, InputError.fields()]]}``, as orjson bytes when JSON can hold it."""
     store, normalize = _WORKER_JOB
     crd = ("apiextensions.k8s.io", "CustomResourceDefinition")
     out: list = []
-    error = None
+    errors = []
     for p in paths:
         path = Path(p)
         rel = store.rel(path)
         try:
-            sig = file_signature(path)
+            sig, skipped = file_signature(path), []
             docs = []
-            for obj, index, line in store.read_documents(path, rel):
+            for obj, index, line in store.read_documents(path, rel, skipped):
                 api_version, kind = obj.get("apiVersion"), obj.get("kind")
                 known = (isinstance(api_version, str) and isinstance(kind, str)
                          and (group_of(api_version), kind) != crd and store.registry.for_object(api_version, kind))
@@ -468,11 +562,11 @@ def _parse_batch(paths: list[str]) -> list:
                     docs.append([store.check_document(obj, index, line, rel, normalize), index, line, True])
                 else:
                     docs.append([obj, index, line, False])
-            out.append((sig, docs))
+            out.append((sig, docs, skipped))
         except InputError as exc:
-            error = [exc.message, exc.file, exc.line, exc.obj, exc.field]
-            break
-    result = {"docs": out, "error": error}
+            errors.append([len(out), exc.fields()])
+            out.append(None)
+    result = {"docs": out, "errors": errors}
     try:
         # JSON crosses the process boundary several times faster than a pickle of the same dicts;
         # values JSON cannot hold (binary, sets, huge integers) fall back to pickling
@@ -495,8 +589,36 @@ def _fingerprint(objs: list) -> str:
     return hashlib.sha256(json.dumps(objs, sort_keys=True, default=str).encode()).hexdigest()[:16] if objs else ""
 
 
-def parse_documents(text: str, display: str) -> list[tuple[dict, int, int]]:
+def not_an_object(doc) -> str | None:
+    """Why a parsed document is not a Kubernetes object, or None when it is one (or means to be).
+
+    A document is taken for an object when it is a mapping with ``kind`` or ``metadata``: one
+    that lacks only ``apiVersion`` or a name is a mistake to report, while a Helm ``Chart.yaml``
+    (``apiVersion`` alone), a ``values.yaml``, a ``config.json`` or a plain ``kustomization.yaml``
+    are not objects at all, nor is a kubeconfig (``kind: Config``). Kustomize's own ``Kustomization``/``Component`` (group
+    ``kustomize.config.k8s.io``) configure a client-side tool and are not objects either.
+    """
+    if not isinstance(doc, dict):
+        return f"not a Kubernetes object (a YAML {_yaml_type(doc)}, not a mapping)"
+    if "kind" not in doc and "metadata" not in doc:
+        return "not a Kubernetes object (no kind)"
+    api_version = doc.get("apiVersion")
+    if doc.get("kind") == "Config" and api_version == "v1" and "metadata" not in doc:
+        return "a kubeconfig, not a Kubernetes object"
+    if isinstance(api_version, str) and group_of(api_version) in _TOOL_CONFIG_GROUPS:
+        return f"a {group_of(api_version)} configuration file, not a Kubernetes object"
+    return None
+
+
+def _yaml_type(doc) -> str:
+    return "sequence" if isinstance(doc, list) else "scalar"
+
+
+def parse_documents(text: str, display: str, skipped: list | None = None) -> list[tuple[dict, int, int]]:
     """Parse YAML text into ``[(object, document_index, line)]`` (``List`` kinds expanded).
+
+    With a ``skipped`` list, documents that are not objects (:func:`not_an_object`) are left out
+    and described in it as ``"file:line: reason"``; without one they raise.
 
     Raises:
         InputError: malformed YAML or a document that is not a mapping.
@@ -507,6 +629,11 @@ def parse_documents(text: str, display: str) -> list[tuple[dict, int, int]]:
         raise InputError(str(exc), display, exc.line) from None
     out = []
     for index, (doc, line) in enumerate(docs):
+        if skipped is not None:
+            reason = not_an_object(doc)
+            if reason is not None:
+                skipped.append(f"{display}:{line}: {reason}")
+                continue
         if not isinstance(doc, dict):
             raise InputError("a document must be a mapping with apiVersion, kind and metadata", display, line)
         if doc.get("kind") == "List" or (str(doc.get("kind", "")).endswith("List") and isinstance(doc.get("items"), list)):
@@ -519,8 +646,8 @@ def parse_documents(text: str, display: str) -> list[tuple[dict, int, int]]:
     return out
 
 
-def parse_json_documents(text: str, display: str) -> list[tuple[dict, int, int]]:
-    """A ``.json`` file: one object or a ``List``.
+def parse_json_documents(text: str, display: str, skipped: list | None = None) -> list[tuple[dict, int, int]]:
+    """A ``.json`` file: one object or a ``List``; ``skipped`` as for :func:`parse_documents`.
 
     Raises:
         InputError: malformed JSON (with its line) or not an object.
@@ -529,6 +656,11 @@ def parse_json_documents(text: str, display: str) -> list[tuple[dict, int, int]]
         doc = json.loads(text)
     except ValueError as exc:
         raise InputError(f"invalid JSON: {getattr(exc, 'msg', exc)}", display, getattr(exc, "lineno", None)) from None
+    if skipped is not None:
+        reason = not_an_object(doc)
+        if reason is not None:
+            skipped.append(f"{display}:1: {reason}")
+            return []
     if not isinstance(doc, dict):
         raise InputError("a document must be an object with apiVersion, kind and metadata", display, 1)
     if isinstance(doc.get("items"), list) and str(doc.get("kind", "")).endswith("List"):
@@ -554,6 +686,10 @@ def check_object(obj: dict, registry: KindRegistry, display: str, line: int | No
         raise InputError("required field is missing", display, line, label, "metadata")
     if not isinstance(name, str) or not name:
         raise InputError("required field is missing", display, line, label, "metadata.name")
+    unsupported = UNSUPPORTED_KARMADA_KINDS.get((group_of(api_version), kind))
+    if unsupported is not None:
+        raise InputError(f"{kind} ({unsupported}) is not supported by karmactl: Karmada's control plane runs it "
+                         f"(see `karmactl export --to-karmada`)", display, line, label, "kind")
     info = registry.for_object(api_version, kind)
     if info is None:
         raise InputError(f'unknown kind "{kind}" in apiVersion "{api_version}" (no built-in kind and no '

@@ -6,7 +6,7 @@ import json
 
 import yaml
 
-from tests.conftest import cluster_yaml, write
+from tests.conftest import app_failover_policy, cluster_yaml, write
 
 T0 = "2026-01-01T00:00:00Z"
 
@@ -30,22 +30,7 @@ def fleet(state, toleration: int = 300, purge: str = "Gracefully", suspend: str 
             metadata: {labels: {app: nginx}}
             spec: {containers: [{name: nginx, image: nginx:1.25}]}
         """)
-    write(state / "policy.yaml", f"""
-        apiVersion: policy.karmada.io/v1alpha1
-        kind: PropagationPolicy
-        metadata: {{name: nginx, namespace: default}}
-        spec:
-          resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]
-          propagateDeps: true
-          placement:
-            clusterAffinity: {{clusterNames: [member1, member2]}}
-            replicaScheduling: {{replicaSchedulingType: Duplicated}}
-          failover:
-            application:
-              decisionConditions: {{tolerationSeconds: {toleration}}}
-              purgeMode: {purge}
-        {suspend}
-        """)
+    write(state / "policy.yaml", app_failover_policy(toleration, purge, suspend))
 
 
 def rb(state) -> dict:

@@ -91,7 +91,10 @@ def test_an_unchanged_run_writes_no_event(walk, state):
     walk.setup(STATIC_PP)
     walk.reconcile(T0)
     before = event_files(state)
-    assert len(before) >= 6  # template, binding (and Works, where Dispatching is set offline)
+    # one file per regarded object: the template, the binding and its two Works
+    assert sorted(before) == ["default/deployment.apps.nginx.json", "default/resourcebinding.work.karmada.io.nginx-deployment.json",
+                              "karmada-es-member1/work.work.karmada.io.nginx-687f7fb96f.json",
+                              "karmada-es-member2/work.work.karmada.io.nginx-687f7fb96f.json"]
     err = walk.reconcile(at(600))
     assert "reconciled: 0 file(s) changed" in err
     assert event_files(state) == before
@@ -113,7 +116,8 @@ def test_event_objects_are_events_k8s_io_v1(walk, state):
                   "regarding": {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "default", "name": "nginx",
                                 "uid": ev["regarding"]["uid"]},
                   "note": "Apply policy(default/nginx-propagation) succeed", "type": "Normal"}
-    assert (state / "computed" / "events" / "default" / f"{name}.json").is_file()
+    stored = json.loads((state / "computed" / "events" / "default" / "deployment.apps.nginx.json").read_text())
+    assert stored["kind"] == "EventList" and name in [e["metadata"]["name"] for e in stored["items"]]
     # the file layout is deterministic for a pinned clock
     assert json.loads(walk.cli.ok("get", "ev", name, "-o", "json"))["metadata"]["name"] == name
 
@@ -168,12 +172,14 @@ def test_events_cannot_be_written_by_hand(cli, tmp_path):
 
 def test_an_unreadable_event_file_fails_the_run_and_nothing_is_written(walk, state):
     walk.setup(STATIC_PP)
-    bad = state / "computed" / "events" / "default" / "nginx.0123456789abcdef.json"
+    before = {p: p.read_bytes() for p in (state / "computed").rglob("*") if p.is_file()}  # creation times
+    bad = state / "computed" / "events" / "default" / "deployment.apps.nginx.json"
     bad.parent.mkdir(parents=True)
     bad.write_text("{not json")
     code, _out, err = walk.cli("reconcile", "--offline", "--now", T0)
-    assert code == 2 and "computed/events/default/nginx.0123456789abcdef.json" in err
-    assert sorted(p.name for p in (state / "computed").iterdir()) == ["events"]  # no binding, Work or status
+    assert code == 2 and "computed/events/default/deployment.apps.nginx.json" in err
+    after = {p: p.read_bytes() for p in (state / "computed").rglob("*") if p.is_file() and p != bad}
+    assert after == before  # no binding, Work, status or Event
 
 
 # ---------------------------------------------------------------------------- failover, offline
@@ -380,7 +386,7 @@ def test_the_bound_holds_on_disk(walk, state, monkeypatch):
     walk.reconcile(T0)
     assert [r[1] for r in events_table(walk.cli.ok("describe", "deploy", "nginx"))] == [
         "ScheduleBindingSucceed", "SyncWorkSucceed"]  # ApplyPolicySucceed, the oldest, dropped
-    assert len([f for f in event_files(state) if f.startswith("default/nginx.")]) == 2
+    assert len(json.loads(event_files(state)["default/deployment.apps.nginx.json"])["items"]) == 2
 
 
 # ---------------------------------------------------------------------------- online, emulated members

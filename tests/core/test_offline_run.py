@@ -160,9 +160,12 @@ def test_deleting_the_template_removes_binding_and_works(cli, inputs):
 def test_dry_run_writes_nothing(cli, inputs, state):
     write(inputs / "pp.yaml", STATIC_PP)
     cli.ok("apply", "-f", str(inputs))
+    # apply recorded only each object's creation time
+    before = {p: p.read_bytes() for p in (state / "computed").rglob("*") if p.is_file()}
+    assert before and all("computed/status/" in str(p) for p in before)
     out = cli.ok("reconcile", "--offline", "--dry-run", "--now", NOW)
     assert "computed/works/karmada-es-member1/nginx-687f7fb96f.json" in out
-    assert not (state / "computed").exists()
+    assert {p: p.read_bytes() for p in (state / "computed").rglob("*") if p.is_file()} == before
 
 
 def test_plan_exit_codes(cli, inputs):

@@ -247,3 +247,16 @@ def test_a_shard_process_that_dies_writes_nothing(tmp_path, monkeypatch):
         _run(tmp_path, TIMES[1], True, monkeypatch)
     assert _digest(tmp_path) == before
     assert not list((tmp_path / ".karmactl").glob("staging.*"))
+
+
+def test_a_state_directory_with_propagate_deps_is_computed_whole(tmp_path, monkeypatch):
+    # a workload and its ConfigMap may hash into different shards: the attached binding needs both
+    monkeypatch.setattr(reconcile, "SHARD_MIN_OBJECTS", 0)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    _populate(tmp_path)
+    snap = reconcile.load(StateStore(tmp_path))
+    assert reconcile.shard_count(snap) == 2
+    (tmp_path / "policies.yaml").write_text((tmp_path / "policies.yaml").read_text().replace(
+        "metadata: {name: dup}\nspec:\n", "metadata: {name: dup}\nspec:\n  propagateDeps: true\n"))
+    snap = reconcile.load(StateStore(tmp_path))
+    assert reconcile.shard_count(snap) == 1

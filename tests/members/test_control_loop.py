@@ -9,7 +9,9 @@ import time
 import pytest
 import yaml
 
-from tests.conftest import write
+from karmactl.controllers.application_failover import read_bookkeeping
+
+from tests.conftest import app_failover_policy, write
 
 from .conftest import at, computed, files, kubectl, nginx, reconcile
 
@@ -17,21 +19,7 @@ DEPLOY = ("apps/v1", "Deployment")
 
 
 def failover_policy(state, toleration: int, purge: str = "Immediately") -> None:
-    write(state / "policies" / "nginx.yaml", f"""
-        apiVersion: policy.karmada.io/v1alpha1
-        kind: PropagationPolicy
-        metadata: {{name: nginx, namespace: default}}
-        spec:
-          resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]
-          propagateDeps: true
-          placement:
-            clusterAffinity: {{clusterNames: [member1, member2]}}
-            replicaScheduling: {{replicaSchedulingType: Duplicated}}
-          failover:
-            application:
-              decisionConditions: {{tolerationSeconds: {toleration}}}
-              purgeMode: {purge}
-        """)
+    write(state / "policies" / "nginx.yaml", app_failover_policy(toleration, purge))
 
 
 def rollout_done(obj: dict | None) -> bool:
@@ -101,14 +89,14 @@ def test_an_unreachable_member_is_no_evidence_for_application_failover(cli, stat
     # the member cannot be read: its last status is from an earlier run and decides nothing
     reconcile(cli, 200, expect=3)
     assert evicted(state) == []
+    assert read_bookkeeping(binding(state)) == {"member1": {"unhealthySince": at(20)}}  # the window is kept
     members["member1"].set_health("ok")
     members["member1"].set_fake_controller(True)
     members["member1"].set_status(*DEPLOY, "default", "nginx", copy["status"])
     wait_members(members)
     reconcile(cli, 210)  # reachable again and healthy: the window is closed
     assert evicted(state) == []
-    record = json.loads(binding(state)["metadata"]["annotations"]["karmactl.io/application-failover"])
-    assert "unhealthySince" not in record["member1"]
+    assert read_bookkeeping(binding(state)) == {}
 
 
 def many(state, n: int) -> None:

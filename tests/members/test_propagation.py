@@ -109,7 +109,8 @@ def test_conflict_abort_then_overwrite(cli, state, members):
     assert members.deploy("member2")["spec"]["replicas"] == 2  # the other member is served
     rb = computed(state, "resourcebindings", "default", "nginx-deployment.json")
     item = rb["status"]["aggregatedStatus"][0]
-    assert item == {"clusterName": "member1", "applied": False, "appliedMessage": CONFLICT_MSG, "health": "Unknown"}
+    assert item == {"clusterName": "member1", "applied": False, "appliedMessage": CONFLICT_MSG, "health": "Unknown",
+                    "creationTimestamp": at(0)}
     assert condition(rb, "FullyApplied")["status"] == "False"
 
     # Overwrite (policy conflictResolution): karmactl takes the object over
@@ -156,7 +157,8 @@ def test_new_suspended_work_is_never_applied_and_dropped_at_once(cli, state, mem
     assert members.deploy("member1") is not None and members.deploy("member2") is None
     assert condition(work(state, "member2"), "Applied") is None
     rb = computed(state, "resourcebindings", "default", "nginx-deployment.json")
-    assert rb["status"]["aggregatedStatus"][1] == {"clusterName": "member2", "applied": False, "health": "Unknown"}
+    assert rb["status"]["aggregatedStatus"][1] == {"clusterName": "member2", "applied": False, "health": "Unknown",
+                                                   "creationTimestamp": at(0)}
     cli.ok("delete", "deploy", "nginx", "-n", "default")
     reconcile(cli, 10)
     assert members.deploy("member1") is None

@@ -177,14 +177,25 @@ def test_binding_status_items_and_fully_applied():
     works = [("a", _work("a", True, "Healthy", {"readyReplicas": 1})), ("b", _work("b", "boom")), ("c", _work("c", True))]
     new, errors = bs.binding_status(binding, works, "2026-01-01T00:00:05Z")
     assert not errors
+    t5 = "2026-01-01T00:00:05Z"
     assert new["status"]["aggregatedStatus"] == [
-        {"clusterName": "a", "status": {"readyReplicas": 1}, "applied": True, "health": "Healthy"},
-        {"clusterName": "b", "applied": False, "appliedMessage": "boom", "health": "Unknown"},
-        {"clusterName": "c", "applied": True, "health": "Unknown"}]
+        {"clusterName": "a", "status": {"readyReplicas": 1}, "applied": True, "health": "Healthy", "settled": True,
+         "creationTimestamp": t5},
+        {"clusterName": "b", "applied": False, "appliedMessage": "boom", "health": "Unknown", "creationTimestamp": t5},
+        {"clusterName": "c", "applied": True, "health": "Unknown", "creationTimestamp": t5}]
     cond = new["status"]["conditions"][0]
     assert (cond["type"], cond["status"], cond["reason"]) == ("FullyApplied", "False", "FullyAppliedFailed")
     works[1] = ("b", _work("b", True))
-    new, _ = bs.binding_status(binding, works, "2026-01-01T00:00:06Z")
+    works[0] = ("a", _work("a", True, "Unhealthy", {"readyReplicas": 0}))
+    new, _ = bs.binding_status(new, works, "2026-01-01T00:00:06Z")
     assert new["status"]["conditions"][0]["message"] == "All works have been successfully applied"
+    # an item keeps when it was first recorded, and settled once its workload was Healthy
+    assert [(i["clusterName"], i["creationTimestamp"], i.get("settled")) for i in new["status"]["aggregatedStatus"]] == [
+        ("a", t5, True), ("b", t5, None), ("c", t5, None)]
     again, _ = bs.binding_status(new, works, "2026-01-01T00:00:07Z")
     assert again is new
+    # a cluster whose item went away starts again: new creationTimestamp, not settled
+    gone, _ = bs.binding_status(new, works[1:], "2026-01-01T00:00:08Z")
+    back, _ = bs.binding_status(gone, works, "2026-01-01T00:00:09Z")
+    assert back["status"]["aggregatedStatus"][0] == {"clusterName": "a", "status": {"readyReplicas": 0}, "applied": True,
+                                                     "health": "Unhealthy", "creationTimestamp": "2026-01-01T00:00:09Z"}

@@ -6,6 +6,9 @@ JSON Schema, one ``$defs`` entry per OpenAPI definition, ``x-kubernetes-*`` exte
 version matches the one the emulator reports in ``/version``. Validation runs on ``jsonschema`` (a
 dependency of that package) with one compiled validator per kind, cached.
 
+Shared by the emulator (kube-apiserver's decoding and validation of what members receive) and by
+``apply`` (:func:`strict_errors`, as ``kubectl apply --validate=strict``).
+
 What kube-apiserver does with a built-in object on every write, and how it is emulated here:
 
 - decoding drops fields the Go types do not declare (``fieldValidation=Ignore``/``Warn``) or refuses
@@ -260,3 +263,38 @@ def _refs(schema: Any) -> Iterator[str]:
 def openapi_v2_definitions() -> dict[str, dict]:
     """Every definition as Swagger 2.0 ``definitions`` (refs ``#/definitions/<name>``)."""
     return _converted("#/definitions/")
+
+
+# ---- strict validation of input ---------------------------------------------------------------------
+
+def strict_errors(obj: dict) -> list[tuple[str, str]] | None:
+    """What ``kubectl apply --validate=strict`` refuses in a built-in object: fields the schema does
+    not declare (``unknown field "spec.replica"``, strict field validation) and values of the wrong
+    JSON type (``spec.replicas: "three"``, a ConfigMap value ``on`` read as a boolean: decoding
+    errors), checked against the Kubernetes OpenAPI schema of the object's kind (kube-apiserver's
+    strict decoding, ``staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go`` with
+    ``fieldValidation=Strict``, which ``kubectl apply --validate=strict`` asks for).
+
+    Missing required fields are not reported: that is the API server's validation of the stored
+    object (422), which the member clusters apply when the Work reaches them. ``status`` is not
+    checked (``apply`` strips it). ``obj`` is not changed.
+
+    Returns:
+        ``[(field path, message)]`` in schema-walk order, empty when valid; None when the kind has
+        no built-in schema (a custom resource or a Karmada kind: validated elsewhere).
+    """
+    import copy
+
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return None
+    group, _, version = api_version.rpartition("/")
+    definition = definition_name(group, version, kind)
+    if definition is None:
+        return None
+    body = {k: v for k, v in obj.items() if k != "status"}
+    pruned = copy.deepcopy(body)
+    errors = [(path, f'unknown field "{path}"') for path in prune(pruned, definition)]
+    type_errors, _required = check(body, definition)
+    errors += [(path, message) for path, message in type_errors if not path.startswith("status")]
+    return errors
