@@ -24,7 +24,7 @@ def setup(state, behaviour: str = "application", gate: str = "true", json_path: 
     Directly and a statePreservation rule, the gate set; ``clusters``: write static Clusters too."""
     if clusters:
         write(state / "clusters.yaml", "---".join(cluster_yaml(f"member{i}") for i in (1, 2)))
-    write(state / "nginx.yaml", NGINX.replace("  name: nginx\n", "  name: nginx\n  namespace: default\n"))
+    write(state / "nginx.yaml", NGINX.replace("  name: nginx\n", "  name: nginx\n  namespace: default\n", 1))
     failover = {
         "application": f"""
             application:
