@@ -4,12 +4,14 @@ from __future__ import annotations
 import os
 import re
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from karmactl.api.selectors import label_selector_matches
 from karmactl.cli.context import CLIError, Context, ExitCode, err, out
 from karmactl.cli.objects import find, not_found, objects_of, resolve_kind
 from karmactl.cli.printers import describe_text, render
+from karmactl.cli.selectors import parse_field_selector, parse_label_selector
 from karmactl.store import yamlio
 from karmactl.store.fsio import state_lock
 from karmactl.store.state import InputError, StateStore, key_of, parse_documents, check_object, Source
@@ -150,91 +152,59 @@ class _nullcontext:
 
 
 # ---------------------------------------------------------------------------- delete
-def delete_cmd(c: Context, kind: str | None, names: list[str], files: list[str], namespace: str,
-               ignore_not_found: bool) -> None:
+def delete_cmd(c: Context, resources: list[str], files: list[str], namespace: str, ignore_not_found: bool,
+               selector: str | None = None, all_objects: bool = False, all_namespaces: bool = False,
+               dry_run: bool = False) -> None:
+    """``karmactl delete``: remove objects from their files (the next reconcile removes what they propagated).
+
+    Objects by ``TYPE NAME...``, ``TYPE/NAME...``, ``-f FILE``, ``TYPE -l SELECTOR`` or ``TYPE --all``
+    (``-A``: every namespace); ``--dry-run`` prints what would go and writes nothing (kubectl ``delete``).
+
+    Raises:
+        CLIError: bad arguments (exit 2); objects not found (exit 1) unless ``--ignore-not-found``.
+    """
+    from karmactl.cli.printers import kind_prefix
+    from karmactl.cli.verbs import select_targets
     from karmactl.store import edit
 
     store = store_of(c)
-    with state_lock(store.root):
+    with state_lock(store.root) if not dry_run else _nullcontext():
         index = edit.index_user_objects(store)
-        targets = []
         if files:
+            if resources or selector or all_objects:
+                raise CLIError("cannot mix -f with resource arguments, -l or --all")
+            targets, missing = [], []
             for obj, display, _i, line in read_inputs(files, True):
                 info = check_object(obj, store.registry, display, line)
-                targets.append((info, key_of(obj)))
-        elif kind and names:
-            info = resolve_kind(store.registry, kind)
-            for name in names:
-                targets.append((info, (info.group, info.kind, namespace if info.namespaced else "", name)))
+                key = key_of(obj)
+                (targets.append((info, key, index[key])) if key in index else missing.append((info, key[3])))
+        elif resources:
+            targets, missing = select_targets(store, index, resources, namespace, all_objects, selector,
+                                              all_namespaces, "deleted")
         else:
-            raise CLIError("you must provide one or more resources by argument or filename (KIND NAME or -f FILE)")
-        missing = []
+            raise CLIError("you must provide one or more resources by argument or filename (TYPE NAME, TYPE/NAME, "
+                           "TYPE -l SELECTOR, TYPE --all or -f FILE)")
+        if not targets and not missing and not files:
+            err(f"No resources found in {namespace} namespace." if not all_namespaces else "No resources found")
         # delete from the highest document index first so indexes of the rest stay valid
-        found = [(info, key, index[key]) for info, key in targets if key in index]
-        missing = [(info, key) for info, key in targets if key not in index]
-        for info, key, src in sorted(found, key=lambda t: (t[2].path, -t[2].index)):
-            edit.remove_object(store, src)
-            edit.remove_overlay(store, key)
-            out(f'{info.singular}{"." + info.group if info.group else ""} "{key[3]}" deleted')
-        if missing and not ignore_not_found:
-            info, key = missing[0]
-            raise not_found(info, key[3])
+        for info, key, src in sorted(targets, key=lambda t: (t[2].path, -t[2].index)):
+            if not dry_run:
+                edit.remove_object(store, src)
+                edit.remove_overlay(store, key)
+        for info, key, _src in targets:
+            out(f'{kind_prefix(info)} "{key[3]}" deleted{" (dry run)" if dry_run else ""}')
+    # the objects found are deleted (the lock's batch is committed) even when others were not found
+    if missing and not ignore_not_found:
+        for info, name in missing:
+            err(not_found(info, name).args[0])
+        raise SystemExit(int(ExitCode.NOT_FOUND))
 
 
 # ---------------------------------------------------------------------------- get / describe
-def parse_label_selector(text: str) -> dict:
-    """``k=v,k!=v,k,!k,k in (a,b)`` -> a LabelSelector dict.
-
-    Raises:
-        CLIError: unparseable selector.
-    """
-    exprs, labels = [], {}
-    for part in re.split(r",(?![^()]*\))", text):
-        part = part.strip()
-        if not part:
-            continue
-        m = re.match(r"^([\w./-]+)\s+(in|notin)\s+\(([^)]*)\)$", part)
-        if m:
-            exprs.append({"key": m.group(1), "operator": "In" if m.group(2) == "in" else "NotIn",
-                          "values": [v.strip() for v in m.group(3).split(",") if v.strip()]})
-        elif "!=" in part:
-            k, v = part.split("!=", 1)
-            exprs.append({"key": k.strip(), "operator": "NotIn", "values": [v.strip()]})
-        elif "=" in part:
-            k, v = part.split("==", 1) if "==" in part else part.split("=", 1)
-            labels[k.strip()] = v.strip()
-        elif part.startswith("!"):
-            exprs.append({"key": part[1:], "operator": "DoesNotExist"})
-        elif re.match(r"^[\w./-]+$", part):
-            exprs.append({"key": part, "operator": "Exists"})
-        else:
-            raise CLIError(f'unable to parse requirement: "{part}"')
-    return {"matchLabels": labels, "matchExpressions": exprs}
-
-
 _OBJECT_FIELDS = ("metadata.name", "metadata.namespace")
 _EVENT_FIELDS = _OBJECT_FIELDS + tuple(f"{p}.{f}" for p in ("regarding", "involvedObject")
                                        for f in ("apiVersion", "kind", "namespace", "name", "uid")) + (
     "reason", "type", "reportingController")
-
-
-def parse_field_selector(text: str, fields: tuple) -> list[tuple[str, bool, str]]:
-    """``f=v,f!=v`` (``==`` too) -> ``[(field, equal, value)]``; ``involvedObject.*`` reads ``regarding.*``.
-
-    Raises:
-        CLIError: unparseable, or a field the kind cannot be selected by (kubectl's wording).
-    """
-    reqs = []
-    for part in (p.strip() for p in text.split(",")):
-        if not part:
-            continue
-        m = re.fullmatch(r"([A-Za-z.]+)\s*(==|!=|=)\s*(.*)", part)
-        if not m:
-            raise CLIError(f'invalid field selector: "{part}"')
-        if m.group(1) not in fields:
-            raise CLIError(f'field label not supported: {m.group(1)}')
-        reqs.append((m.group(1).replace("involvedObject.", "regarding."), m.group(2) != "!=", m.group(3).strip()))
-    return reqs
 
 
 def field_selector_matches(reqs: list, obj: dict) -> bool:
@@ -258,69 +228,277 @@ def _event_rows(c: Context, name: str | None, namespace: str, all_namespaces: bo
     return sorted(events, key=lambda e: (last_seen(e), e["metadata"]["namespace"], e["metadata"]["name"]))
 
 
-def get_cmd(c: Context, kind: str, name: str | None, namespace: str, all_namespaces: bool, output: str | None,
-            selector: str | None, scope: str, clusters: str | None, ignore_not_found: bool,
-            field_selector: str | None = None) -> None:
-    if scope not in ("karmada", "members", "all"):
-        raise CLIError(f'invalid --operation-scope "{scope}": must be karmada, members or all')
-    if clusters and scope == "karmada":
+# kubectl's "all" category: the workload kinds and Services (k8s.io/kubernetes pkg/registry categories)
+ALL_CATEGORY = ("pods", "services", "daemonsets", "deployments", "replicasets", "statefulsets",
+                "horizontalpodautoscalers", "cronjobs", "jobs")
+
+
+def parse_get_args(registry, args: list[str]) -> list[tuple]:
+    """kubectl's resource arguments -> ``[(KindInfo, [names])]`` (no names: every object of the kind).
+
+    Accepts ``TYPE [NAME...]``, ``TYPE1,TYPE2 [NAME...]``, ``all``, ``TYPE/NAME [TYPE/NAME...]`` and full
+    names such as ``deployments.apps`` or ``deployment.v1.apps`` (kubectl's ``resource.Builder``).
+
+    Raises:
+        CLIError: no type, an unknown type, or ``TYPE/NAME`` mixed with plain arguments (exit 2).
+    """
+    if not args:
+        raise CLIError('You must specify the type of resource to get. Use "karmactl api-resources" for a complete '
+                       'list of supported resources.')
+    if any("/" in a for a in args):
+        if not all("/" in a for a in args):
+            raise CLIError("there is no need to specify a resource type as a separate argument when passing "
+                           "arguments in resource/name form (e.g. 'karmactl get resource/<resource_name>' instead "
+                           "of 'karmactl get resource resource/<resource_name>'")
+        pairs: list[tuple] = []
+        for a in args:
+            kind, name = a.split("/", 1)
+            if not kind or not name:
+                raise CLIError(f'arguments in resource/name form must have a single resource and name: "{a}"')
+            info = resolve_kind(registry, kind)
+            if pairs and pairs[-1][0] == info:
+                pairs[-1][1].append(name)
+            else:
+                pairs.append((info, [name]))
+        return pairs
+    kinds = []
+    for word in args[0].split(","):
+        if not word:
+            raise CLIError(f'invalid resource type list "{args[0]}"')
+        if word == "all":
+            kinds += [registry.resolve(k) for k in ALL_CATEGORY if registry.resolve(k)]
+        else:
+            kinds.append(resolve_kind(registry, word))
+    return [(info, list(args[1:])) for info in dict.fromkeys(kinds)]
+
+
+def multiple_types(args: list[str]) -> bool:
+    """kubectl's ``MultipleTypesRequested``: ``a,b``, ``all``, or TYPE/NAME of more than one type."""
+    if args and ("," in args[0] or args[0] == "all"):
+        return True
+    return len({a.split("/", 1)[0] for a in args if "/" in a}) > 1
+
+
+@dataclass
+class GetOptions:
+    """``get``'s flags (kubectl names): see :func:`get_cmd`."""
+
+    namespace: str = "default"
+    all_namespaces: bool = False
+    output: str | None = None
+    selector: str | None = None
+    field_selector: str | None = None
+    scope: str = "karmada"
+    clusters: str | None = None
+    ignore_not_found: bool = False
+    show_labels: bool = False
+    label_columns: list = field(default_factory=list)
+    sort_by: str | None = None
+    no_headers: bool = False
+    watch: bool = False
+    watch_only: bool = False
+
+
+def _karmada_rows(c: Context, snap, info, names: list[str], o: GetOptions, sel, fields) -> tuple[list, list]:
+    """The state directory's objects of one kind -> ``(rows, missing names)``."""
+    is_event = (info.group, info.kind) == ("events.k8s.io", "Event")
+    found, missing = [], []
+    if is_event:
+        found = _event_rows(c, None, o.namespace, o.all_namespaces)
+        if names:
+            missing = [n for n in names if not any(e["metadata"]["name"] == n for e in found)]
+            found = [e for e in found if e["metadata"]["name"] in names]
+    elif names:
+        for n in names:
+            obj = find(snap, info, n, o.namespace)
+            found.append(obj) if obj is not None else missing.append(n)
+    else:
+        found = [obj for obj in objects_of(snap, info)
+                 if not info.namespaced or o.all_namespaces or obj["metadata"].get("namespace") == o.namespace]
+    rows = [obj for obj in found
+            if (sel is None or names or label_selector_matches(sel, obj["metadata"].get("labels")))
+            and (not fields or field_selector_matches(fields, obj))]
+    return rows, missing
+
+
+def _sort_rows(rows: list, sort_by: str) -> list:
+    """kubectl's ``--sort-by``: by a JSONPath field; numbers numerically, missing values first.
+
+    Raises:
+        CLIError: a malformed expression.
+    """
+    from karmactl.cli import jsonpath
+
+    expr = sort_by.strip()
+    if expr.startswith("{") and expr.endswith("}"):
+        expr = expr[1:-1]
+    try:
+        jsonpath.compile_expr(expr)
+    except ValueError as exc:
+        raise CLIError(f"couldn't parse --sort-by: {exc}") from None
+
+    def key(row):
+        vals = jsonpath.find(expr, row[1])
+        if not vals or vals[0] is None:
+            return (0, 0, "")
+        v = vals[0]
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return (1, v, "")
+        return (2, 0, jsonpath.scalar(v))
+    return sorted(rows, key=key)
+
+
+def collect_get(c: Context, args: list[str], o: GetOptions) -> tuple[list, list[str], list[str], bool, object]:
+    """What ``get`` shows: ``(rows [(KindInfo, obj)], member errors, not-found messages, single, snapshot)``.
+
+    Raises:
+        CLIError: bad arguments or flags (exit 2).
+    """
+    if o.scope not in ("karmada", "members", "all"):
+        raise CLIError(f'invalid --operation-scope "{o.scope}": must be karmada, members or all')
+    if o.clusters and o.scope == "karmada":
         raise CLIError("--clusters is only allowed with --operation-scope members or all")
     snap = load_snapshot(c)
-    info = resolve_kind(snap, kind)
-    is_event = (info.group, info.kind) == ("events.k8s.io", "Event")
-    if is_event and scope != "karmada":
-        raise CLIError("Events are recorded by karmactl runs only: use --operation-scope karmada")
-    fields = parse_field_selector(field_selector, _EVENT_FIELDS if is_event else _OBJECT_FIELDS) if field_selector else []
+    requests = parse_get_args(snap.registry, args)
+    sel = parse_label_selector(o.selector) if o.selector else None
     rows: list[tuple] = []
-    if scope in ("karmada", "all"):
-        if is_event:
-            found = _event_rows(c, name, namespace, all_namespaces)
-        elif name:
-            obj = find(snap, info, name, namespace)
-            found = [obj] if obj is not None else []
-        else:
-            found = [obj for obj in objects_of(snap, info)
-                     if not info.namespaced or all_namespaces or obj["metadata"].get("namespace") == namespace]
-        sel = parse_label_selector(selector) if selector and not name else None
-        for obj in found:
-            if sel is not None and not label_selector_matches(sel, obj["metadata"].get("labels")):
-                continue
-            if fields and not field_selector_matches(fields, obj):
-                continue
-            rows.append((info, obj, "Karmada"))
-    member_errors = []
-    if scope in ("members", "all"):
-        from karmactl.cli.members_view import member_rows
-        mrows, member_errors = member_rows(c, snap, info, name, namespace, all_namespaces, selector, clusters)
-        rows.extend(mrows)
-        if scope == "members" and not snap.keys_of_kind("cluster.karmada.io", "Cluster"):
-            return  # "No member Clusters found in Karmada control plane" was said; karmadactl stops there
+    member_errors: list[str] = []
+    missing: list[str] = []
+    for info, names in requests:
+        is_event = (info.group, info.kind) == ("events.k8s.io", "Event")
+        if is_event and o.scope != "karmada":
+            raise CLIError("Events are recorded by karmactl runs only: use --operation-scope karmada")
+        fields = parse_field_selector(o.field_selector, _EVENT_FIELDS if is_event else _OBJECT_FIELDS) \
+            if o.field_selector else []
+        kind_rows: list[tuple] = []
+        if o.scope in ("karmada", "all"):
+            found, lost = _karmada_rows(c, snap, info, names, o, sel, fields)
+            kind_rows += [(info, obj, "Karmada") for obj in found]
+            if o.scope == "karmada":
+                missing += [not_found(info, n).args[0] for n in lost]
+        if o.scope in ("members", "all"):
+            from karmactl.cli.members_view import member_rows
+            for name in names or [None]:
+                mrows, errs = member_rows(c, snap, info, name, o.namespace, o.all_namespaces, o.selector, o.clusters)
+                kind_rows += mrows
+                member_errors += errs
+                if name and not mrows and o.scope == "members":
+                    missing.append(not_found(info, name).args[0])
+        rows += kind_rows
+    if o.scope != "karmada" and o.output in (None, "", "wide"):
+        rows = [(i, dict(obj, __cluster__=cl, __adoption__=("-" if cl == "Karmada" else
+                ("Y" if (obj["metadata"].get("labels") or {}).get("karmada.io/managed") == "true" else "N"))))
+                for i, obj, cl in rows]
+    else:
+        rows = [(i, obj) for i, obj, _cl in rows]
+    if o.sort_by:
+        rows = _sort_rows(rows, o.sort_by)
+    single = len(requests) == 1 and len(requests[0][1]) == 1 and len(rows) == 1 and not multiple_types(args)
+    return rows, member_errors, missing, single, snap
+
+
+def get_cmd(c: Context, args: list[str], o: GetOptions) -> None:
+    """``karmactl get``: kubectl's printers over the state directory (status merged) and, with
+    ``--operation-scope``, the members (karmadactl's ``get``); ``--watch`` re-prints rows as the state
+    directory changes until interrupted.
+
+    Raises:
+        CLIError: bad input (exit 2), objects not found (exit 1), unreadable members (exit 3).
+    """
+    from karmactl.cli.jsonpath import TemplateError
+
+    if o.output:
+        # a malformed template or unknown format fails before anything is read (exit 2)
+        try:
+            render([], o.output, c.now, single=False)
+        except (ValueError, TemplateError) as exc:
+            raise CLIError(str(exc)) from None
+    mark = _fingerprint(c.state) if o.watch or o.watch_only else ()  # before reading: no change slips through
+    rows, member_errors, missing, single, snap = collect_get(c, args, o)
     for e in member_errors:
         err(e)
-    if not rows:
-        if member_errors:
-            raise CLIError("some member clusters could not be read", ExitCode.MEMBER_FAILURE)
-        if name and not ignore_not_found:
-            raise not_found(info, name)
-        if not name and output in (None, "", "wide"):
-            err(f"No resources found in {namespace} namespace." if info.namespaced and not all_namespaces
-                else "No resources found")
-            return
     extra = None
-    if scope != "karmada" and output in (None, "", "wide"):
-        extra = [(1, "CLUSTER", lambda o: o.get("__cluster__", "Karmada")),
-                 (None, "ADOPTION", lambda o: o.get("__adoption__", "-"))]
-        rows = [(i, dict(o, __cluster__=cl, __adoption__=("-" if cl == "Karmada" else
-                 ("Y" if (o["metadata"].get("labels") or {}).get("karmada.io/managed") == "true" else "N")))) for i, o, cl in rows]
-    else:
-        rows = [(i, o) for i, o, _cl in rows]
-    try:
-        text = render(rows, output, c.now, single=bool(name) and len(rows) == 1, namespaces=all_namespaces, extra=extra)
-    except ValueError as exc:
-        raise CLIError(str(exc)) from None
-    sys.stdout.write(text)
+    if o.scope != "karmada" and o.output in (None, "", "wide"):
+        extra = [(1, "CLUSTER", lambda obj: obj.get("__cluster__", "Karmada")),
+                 (None, "ADOPTION", lambda obj: obj.get("__adoption__", "-"))]
+    kw = dict(namespaces=o.all_namespaces, extra=extra, no_headers=o.no_headers, label_columns=o.label_columns,
+              show_labels=o.show_labels, with_kind=multiple_types(args))
+    if o.scope == "members" and not snap.keys_of_kind("cluster.karmada.io", "Cluster"):
+        pass  # member_rows said "No member Clusters found in Karmada control plane"; karmadactl stops there
+    elif not rows and not missing and not member_errors and o.output in (None, "", "wide") and not o.watch_only:
+        info = parse_get_args(snap.registry, args)[0][0]
+        err(f"No resources found in {o.namespace} namespace." if info.namespaced and not o.all_namespaces
+            and not multiple_types(args) else "No resources found")
+    elif not o.watch_only:
+        try:
+            sys.stdout.write(render(rows, o.output, c.now, single=single, **kw))
+        except ValueError as exc:
+            raise CLIError(str(exc)) from None
+    if o.watch or o.watch_only:
+        _watch(c, args, o, rows, kw, mark)
+        return
+    for m in missing:
+        if not o.ignore_not_found:
+            err(m)
     if member_errors:
         raise CLIError("some member clusters could not be read", ExitCode.MEMBER_FAILURE)
+    if missing and not o.ignore_not_found:
+        raise SystemExit(int(ExitCode.NOT_FOUND))
+
+
+WATCH_INTERVAL_SECONDS = 1.0
+
+
+def _fingerprint(root: Path) -> tuple:
+    """Paths, sizes and modification times of every file under the state directory (its runtime
+    directory ``.karmactl/``, which reading itself writes, left out)."""
+    if not root.is_dir():
+        return ()
+    return tuple(sorted((str(p), st.st_size, st.st_mtime_ns) for p in root.rglob("*")
+                        if p.is_file() and p.relative_to(root).parts[0] != ".karmactl" and (st := p.stat())))
+
+
+def _watch(c: Context, args: list[str], o: GetOptions, rows: list, kw: dict, mark: tuple) -> None:
+    """Poll the state directory; print a row (no header) for each object that appears, changes or goes,
+    as ``kubectl get --watch`` prints watch events. Returns on Ctrl-C."""
+    import time
+
+    def key(row):
+        info, obj = row
+        m = obj["metadata"]
+        return (info.group, info.kind, obj.get("__cluster__", ""), m.get("namespace") or "", m["name"])
+
+    def shown(row) -> str:
+        return render([row], o.output, c.now, single=True, **dict(kw, no_headers=True)) \
+            if o.output in (None, "", "wide") else render([row], o.output, c.now, single=True, **kw)
+
+    last = {key(r): (r, shown(r)) for r in rows}
+    sys.stdout.flush()
+    try:
+        while True:
+            time.sleep(WATCH_INTERVAL_SECONDS)
+            now_mark = _fingerprint(c.state)
+            if now_mark == mark:
+                continue
+            mark = now_mark
+            try:
+                current, _errs, _missing, _single, _snap = collect_get(c, args, o)
+            except InputError as exc:  # a half-written file: say so and keep watching
+                err(f"error: {exc}")
+                continue
+            seen = {}
+            for r in current:
+                k, text = key(r), shown(r)
+                seen[k] = (r, text)
+                if k not in last or last[k][1] != text:
+                    sys.stdout.write(text)
+            for k, (_r, text) in last.items():
+                if k not in seen:
+                    sys.stdout.write(text)
+            last = seen
+            sys.stdout.flush()
+    except KeyboardInterrupt:
+        return
 
 
 def describe_cmd(c: Context, kind: str, name: str | None, namespace: str, all_namespaces: bool) -> None:

@@ -1,194 +1,29 @@
-"""The ``karmactl`` command line (typer), kubectl and karmadactl conventions (DESIGN §5).
+"""The ``karmactl`` entry point: kubectl and karmadactl conventions (DESIGN §5).
 
 Data goes to stdout; progress, warnings and errors to stderr. Every failure is a one-line
 ``error: ...`` with an exit code from :class:`~karmactl.cli.context.ExitCode`; no traceback reaches
 the user (``-v`` shows one for internal errors).
+
+Start-up is kept light: ``--help`` is answered from the help texts generated into
+``karmactl/cli/static_cli.json`` and completion requests (``karmactl __complete WORDS...``) by
+:mod:`karmactl.cli.completing`, neither importing typer or the control plane; every other command
+imports the typer app (:mod:`karmactl.cli.app`).
 """
 from __future__ import annotations
 
 import os
 import sys
 import traceback
-from pathlib import Path
-from typing import List, Optional
 
-import typer
-
-from karmactl.cli.context import CLIError, Context, ExitCode, err, out, show_notes
-
-app = typer.Typer(name="karmactl", no_args_is_help=True, add_completion=False, rich_markup_mode=None,
-                  context_settings={"help_option_names": ["-h", "--help"]},
-                  help="Karmada-style multi-cluster propagation from a state directory: apply Karmada YAML, "
-                       "reconcile bindings and Works, propagate to member clusters.")
-cluster_app = typer.Typer(no_args_is_help=True, help="Cluster operations (conditions).")
-condition_app = typer.Typer(no_args_is_help=True, help="Record or remove a condition on a Cluster's status.")
-cluster_app.add_typer(condition_app, name="condition")
-app.add_typer(cluster_app, name="cluster")
+EXIT_INPUT_ERROR = 2  # karmactl.cli.context.ExitCode.INPUT_ERROR, without importing it
 
 
-def ctx_of(ctx: typer.Context) -> Context:
-    return ctx.obj
-
-
-def complete_kind(incomplete: str) -> list[str]:
-    """Shell completion of resource types: kubectl's plurals and short names."""
-    from karmactl.api.kinds import BUILTIN_KINDS
-
-    names = sorted({n for k in BUILTIN_KINDS for n in (k.plural, *k.short_names)})
-    return [n for n in names if n.startswith(incomplete)]
-
-
-@app.callback()
-def main(ctx: typer.Context,
-         state: Path = typer.Option(Path("state"), "--state", envvar="KARMACTL_STATE", help="State directory."),
-         now: Optional[str] = typer.Option(None, "--now", help="Pin the clock (RFC 3339), e.g. 2026-01-01T00:00:00Z."),
-         verbose: int = typer.Option(0, "-v", "--verbose", count=True, help="More output on stderr."),
-         lock_timeout: str = typer.Option("0s", "--lock-timeout",
-                                          help="Wait this long (e.g. 30s, 2m) for another karmactl holding the "
-                                               "state directory, then exit 5 naming it.")):
-    from karmactl.cli.commands import parse_duration
-    from karmactl.store import fsio
-
-    fsio.LOCK_TIMEOUT = parse_duration(lock_timeout)
-    ctx.obj = Context(state=state, now_text=now, verbose=verbose, command=ctx.invoked_subcommand)
-    show_notes(verbose)
-
-
-# ---------------------------------------------------------------------------- apply / delete
-@app.command()
-def apply(ctx: typer.Context,
-          filename: List[str] = typer.Option(..., "-f", "--filename", help="File, directory or - for stdin (repeatable)."),
-          recursive: bool = typer.Option(True, "-R", "--recursive", help="Walk directories recursively."),
-          dry_run: bool = typer.Option(False, "--dry-run", help="Only print what would change.")):
-    """Store every object found in the given YAML files in the state directory (kubectl apply)."""
-    from karmactl.cli.commands import apply_cmd
-    apply_cmd(ctx_of(ctx), filename, recursive, dry_run)
-
-
-@app.command()
-def delete(ctx: typer.Context,
-           kind: Optional[str] = typer.Argument(None, help="Resource type (deploy, pp, cluster...).",
-                                                autocompletion=complete_kind),
-           names: Optional[List[str]] = typer.Argument(None, help="Names."),
-           filename: Optional[List[str]] = typer.Option(None, "-f", "--filename", help="Delete the objects in these files."),
-           namespace: str = typer.Option("default", "-n", "--namespace"),
-           ignore_not_found: bool = typer.Option(False, "--ignore-not-found")):
-    """Remove objects from the state directory (the next reconcile removes what they propagated)."""
-    from karmactl.cli.commands import delete_cmd
-    delete_cmd(ctx_of(ctx), kind, names or [], filename or [], namespace, ignore_not_found)
-
-
-# ---------------------------------------------------------------------------- get / describe
-@app.command()
-def get(ctx: typer.Context,
-        kind: str = typer.Argument(..., help="Resource type (cluster, pp, rb, work, deploy, ...).",
-                                   autocompletion=complete_kind),
-        name: Optional[str] = typer.Argument(None),
-        namespace: str = typer.Option("default", "-n", "--namespace"),
-        all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces"),
-        output: Optional[str] = typer.Option(None, "-o", "--output", help="yaml|json|name|wide|jsonpath=..."),
-        selector: Optional[str] = typer.Option(None, "-l", "--selector", help="Label selector (k=v,k!=v,k)."),
-        field_selector: Optional[str] = typer.Option(None, "--field-selector",
-                                                     help="Field selector (f=v,f!=v), e.g. regarding.name=nginx."),
-        operation_scope: str = typer.Option("karmada", "-s", "--operation-scope", help="karmada|members|all"),
-        clusters: Optional[str] = typer.Option(None, "-C", "--clusters", help="Member clusters (with members/all)."),
-        ignore_not_found: bool = typer.Option(False, "--ignore-not-found")):
-    """Display objects: the state directory's (status merged) and, with --operation-scope, the members'."""
-    from karmactl.cli.commands import get_cmd
-    get_cmd(ctx_of(ctx), kind, name, namespace, all_namespaces, output, selector, operation_scope, clusters, ignore_not_found,
-            field_selector)
-
-
-@app.command()
-def describe(ctx: typer.Context, kind: str = typer.Argument(..., autocompletion=complete_kind), name: Optional[str] = typer.Argument(None),
-             namespace: str = typer.Option("default", "-n", "--namespace"),
-             all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces")):
-    """Show an object in detail."""
-    from karmactl.cli.commands import describe_cmd
-    describe_cmd(ctx_of(ctx), kind, name, namespace, all_namespaces)
-
-
-# ---------------------------------------------------------------------------- reconcile / plan
-@app.command()
-def reconcile(ctx: typer.Context,
-              offline: bool = typer.Option(False, "--offline", help="Never contact members; trust Cluster status in the files."),
-              dry_run: bool = typer.Option(False, "--dry-run", help="Print what would change; write nothing."),
-              wait: bool = typer.Option(False, "--wait", help="Repeat runs until nothing changes."),
-              timeout: str = typer.Option("5m", "--timeout", help="With --wait: give up after this long (e.g. 90s, 5m).")):
-    """Run the control plane once: detector, scheduler, controllers, execution on members, status."""
-    from karmactl.cli.commands import reconcile_cmd
-    reconcile_cmd(ctx_of(ctx), offline, dry_run, wait, timeout)
-
-
-@app.command()
-def plan(ctx: typer.Context,
-         offline: bool = typer.Option(True, "--offline/--online", help="Online: also read the member copies."),
-         output: Optional[str] = typer.Option(None, "-o", "--output", help="name: only the changed objects' names.")):
-    """What a reconcile would change, as unified diffs (exit 0 no differences, 1 differences, >1 error).
-
-    KARMACTL_EXTERNAL_DIFF="prog args" compares two directories (LIVE, MERGED) with prog instead.
-    """
-    from karmactl.cli.commands import plan_cmd
-    plan_cmd(ctx_of(ctx), offline, output)
-
-
-app.command(name="diff", help="Alias of plan.")(plan)
-
-
-# ---------------------------------------------------------------------------- cluster condition
-@condition_app.command("set")
-def condition_set(ctx: typer.Context, name: str = typer.Argument(..., help="Cluster name."),
-                  condition: str = typer.Argument(..., help="TYPE=True|False|Unknown"),
-                  reason: Optional[str] = typer.Option(None, "--reason"),
-                  message: Optional[str] = typer.Option(None, "--message")):
-    """Record a condition on a Cluster's status, as the member's own report would."""
-    from karmactl.cli.commands import condition_cmd
-    if "=" not in condition:
-        raise CLIError(f'invalid condition "{condition}": expected TYPE=True|False|Unknown')
-    ctype, status = condition.split("=", 1)
-    if status not in ("True", "False", "Unknown"):
-        raise CLIError(f'invalid condition status "{status}": must be True, False or Unknown')
-    condition_cmd(ctx_of(ctx), name, ctype, status, reason, message)
-
-
-@condition_app.command("unset")
-def condition_unset(ctx: typer.Context, name: str = typer.Argument(...), ctype: str = typer.Argument(..., metavar="TYPE")):
-    """Remove a condition from a Cluster's status."""
-    from karmactl.cli.commands import condition_cmd
-    condition_cmd(ctx_of(ctx), name, ctype, None, None, None)
-
-
-# ---------------------------------------------------------------------------- completion
-@app.command()
-def completion(shell: str = typer.Argument(..., help="bash, zsh or fish")):
-    """Print a shell completion script (e.g. `source <(karmactl completion bash)`)."""
-    from typer.completion import completion_init, get_completion_script
-
-    if shell not in ("bash", "zsh", "fish"):
-        raise CLIError(f'unsupported shell "{shell}": use bash, zsh or fish')
-    completion_init()
-    out(get_completion_script(prog_name="karmactl", complete_var=COMPLETE_VAR, shell=shell))
-
-
-COMPLETE_VAR = "_KARMACTL_COMPLETE"
-
-
-def _register_extra_commands():
-    """Commands living in their own modules register themselves here (members, suspension, ...)."""
-    import importlib
-    for module in ("karmactl.cli.members_cmds", "karmactl.cli.ops_cmds", "karmactl.cli.failover_cmds",
-                   "karmactl.cli.observe_cmds", "karmactl.cli.interpret_cmd", "karmactl.cli.export_cmd",
-                   "karmactl.cli.rebalance_cmd"):
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
-            continue
-        mod.register(app)
-
-
-_register_extra_commands()
+def __getattr__(name: str):
+    """``karmactl.cli.main.app``: the typer app, imported on first use."""
+    if name == "app":
+        from karmactl.cli.app import app
+        return app
+    raise AttributeError(name)
 
 
 def run(argv: list[str] | None = None) -> None:
@@ -196,11 +31,14 @@ def run(argv: list[str] | None = None) -> None:
 
     SIGINT and SIGTERM stop the command at the next safe point (never inside a commit): it prints
     ``interrupted`` and exits 130 (143 for SIGTERM) at once, without waiting for member calls
-    still under way in other threads (the state directory is as before, or complete).
+    still under way in other threads (the state directory is as before, or complete). Help and
+    completion requests install nothing (they import no more than they need).
     """
-    from karmactl.store import fsio
+    words = list(argv if argv is not None else sys.argv[1:])
+    if not (words[:1] == ["__complete"] or (words and words[-1] in ("--help", "-h"))):
+        from karmactl.store import fsio
 
-    fsio.install_signal_handlers()
+        fsio.install_signal_handlers()
     code = main_exit_code(argv)
     if code in (130, 143):
         sys.stdout.flush()
@@ -235,16 +73,57 @@ def hoist_global_options(argv: list[str]) -> list[str]:
     return front + rest
 
 
+def dry_run_values(argv: list[str]) -> list[str]:
+    """kubectl's ``--dry-run=client|server|none``: client and server both mean karmactl's ``--dry-run``
+    (there is no server; nothing is written either way), ``none`` means no dry run.
+
+    Raises nothing: any other value is left for the command's parser to refuse.
+    """
+    out = []
+    for i, a in enumerate(argv):
+        if a == "--":
+            out += argv[i:]
+            break
+        if a in ("--dry-run=client", "--dry-run=server"):
+            out.append("--dry-run")
+        elif a != "--dry-run=none":
+            out.append(a)
+    return out
+
+
+def _static_help(argv: list[str]) -> str | None:
+    """The generated help text for ``[COMMAND...] --help`` (None: let typer answer)."""
+    if not argv or argv[-1] not in ("--help", "-h"):
+        return None
+    words = [a for a in argv[:-1]]
+    i = 0
+    while i < len(words) and words[i].startswith("-"):  # global options before the command
+        i += 2 if words[i] in _GLOBAL_WITH_VALUE else 1
+    path = words[i:]
+    if any(w.startswith("-") for w in path):
+        return None
+    import shutil
+    if shutil.get_terminal_size().columns < 80:  # click wraps help to narrower terminals itself
+        return None
+    from karmactl.cli.completing import static_data
+    return static_data()["help"].get(" ".join(path))
+
+
 def main_exit_code(argv: list[str] | None = None) -> int:
-    if os.environ.get(COMPLETE_VAR):
-        # the shell asks for completions: register typer's completion classes (only then, so
-        # ordinary start-up stays fast)
-        from typer.completion import completion_init
-        completion_init()
-    argv = hoist_global_options(list(argv if argv is not None else sys.argv[1:]))
-    verbose = "-v" in argv or "--verbose" in argv
+    """Run karmactl with ``argv`` (default: ``sys.argv[1:]``); returns the exit code (see README)."""
+    argv = list(argv if argv is not None else sys.argv[1:])
+    if argv[:1] == ["__complete"]:
+        from karmactl.cli.completing import main as complete_main
+        return complete_main(argv[1:])
+    argv = hoist_global_options(dry_run_values(argv))
+    text = _static_help(argv)
+    if text is not None:
+        sys.stdout.write(text)
+        return 0
+    from karmactl.cli.context import err
     from karmactl.store import fsio
 
+    verbose = "-v" in argv or "--verbose" in argv
     fsio.INTERRUPTED.clear()
     code = _main_exit_code(argv, verbose)
     if fsio.INTERRUPTED:
@@ -255,11 +134,11 @@ def main_exit_code(argv: list[str] | None = None) -> int:
 
 
 def _main_exit_code(argv: list[str], verbose: bool) -> int:
-    from karmactl.reconcile import NotConvergedError
-    from karmactl.store.fsio import OutsideStateError, StateLockedError, Terminated
-    from karmactl.store.state import InputError
+    from karmactl.cli.context import CLIError, ExitCode, err
+    from karmactl.store.fsio import Terminated
 
     try:
+        from karmactl.cli.app import app
         app(args=argv, prog_name="karmactl", standalone_mode=False)
         return int(ExitCode.OK)
     except SystemExit as exc:  # typer.Exit inside commands
@@ -267,18 +146,6 @@ def _main_exit_code(argv: list[str], verbose: bool) -> int:
     except CLIError as exc:
         err(str(exc) if str(exc).startswith("Error from server") else f"error: {exc}")
         return int(exc.code)
-    except InputError as exc:
-        err(f"error: {exc}")
-        return int(ExitCode.INPUT_ERROR)
-    except OutsideStateError as exc:
-        err(f"error: {exc}")
-        return int(ExitCode.INPUT_ERROR)
-    except StateLockedError as exc:
-        err(f"error: {exc}")
-        return int(ExitCode.LOCKED)
-    except NotConvergedError as exc:
-        err(f"error: {exc}")
-        return int(ExitCode.NOT_CONVERGED)
     except KeyboardInterrupt:
         err("interrupted")
         return 130
@@ -286,6 +153,10 @@ def _main_exit_code(argv: list[str], verbose: bool) -> int:
         err("interrupted (SIGTERM)")
         return 143
     except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback for users
+        code = _known_error_code(exc)
+        if code is not None:
+            err(f"error: {exc}")
+            return code
         if type(exc).__name__ == "Exit" and hasattr(exc, "exit_code"):
             return int(exc.exit_code)
         if type(exc).__name__ == "Abort":
@@ -295,6 +166,21 @@ def _main_exit_code(argv: list[str], verbose: bool) -> int:
             exc.show()
             return int(ExitCode.INPUT_ERROR)
         if verbose or os.environ.get("KARMACTL_DEBUG"):
-            err(traceback.format_exc())
+            traceback.print_exc()
         err(f"error: internal error: {type(exc).__name__}: {exc} (run with -v for details; this is a bug)")
         return 70
+
+
+def _known_error_code(exc: Exception) -> int | None:
+    """The exit code of karmactl's own error classes, looked up only in modules already imported (an
+    exception of a module nobody imported cannot have been raised)."""
+    from karmactl.cli.context import ExitCode
+
+    for module, cls, code in (("karmactl.store.state", "InputError", ExitCode.INPUT_ERROR),
+                              ("karmactl.store.fsio", "OutsideStateError", ExitCode.INPUT_ERROR),
+                              ("karmactl.store.fsio", "StateLockedError", ExitCode.LOCKED),
+                              ("karmactl.reconcile", "NotConvergedError", ExitCode.NOT_CONVERGED)):
+        mod = sys.modules.get(module)
+        if mod is not None and isinstance(exc, getattr(mod, cls)):
+            return int(code)
+    return None

@@ -334,7 +334,7 @@ def demo(c: Context, manifests: Path | None = None, count: int = 3, timeout: flo
     """local-up (emulators, or real kube-apiservers with ``kube_apiserver``), apply the sample,
     reconcile until converged, then show clusters, bindings, Works, the member copies and the
     kubectl command to look at member2 directly."""
-    from karmactl.cli.commands import apply_cmd, get_cmd, wait_converged
+    from karmactl.cli.commands import GetOptions, apply_cmd, get_cmd, wait_converged
 
     manifests = manifests or _default_manifests()
     if not Path(manifests).exists():
@@ -346,14 +346,11 @@ def demo(c: Context, manifests: Path | None = None, count: int = 3, timeout: flo
     err("== reconcile until converged")
     wait_converged(c, _members_layer(c), timeout)
 
-    def show(title: str, *args, **kw):
+    def show(title: str, kind: str, **kw):
         out(f"\n$ karmactl {title}")
         fresh = Context(state=c.state, now_text=c.now_text, verbose=c.verbose)
-        params = dict(name=None, namespace="default", all_namespaces=False, output=None, selector=None,
-                      scope="karmada", clusters=None, ignore_not_found=True)
-        params.update(kw)
         sys.stdout.flush()
-        get_cmd(fresh, *args, **params)
+        get_cmd(fresh, [kind], GetOptions(ignore_not_found=True, **kw))
 
     show("get clusters", "clusters")
     show("get deploy", "deployments")

@@ -3,18 +3,19 @@ from __future__ import annotations
 
 from karmactl.api.kinds import KindInfo
 from karmactl.cli.context import CLIError, ExitCode
+from karmactl.cli.kindnames import lookup_kind
 from karmactl.controllers.templates import merged_view
 from karmactl.store.state import Snapshot
 
 
 def resolve_kind(snap_or_registry, name: str) -> KindInfo:
-    """KindInfo for a command-line resource name (``deploy``, ``rb``, ``works``...).
+    """KindInfo for a command-line resource name (``deploy``, ``rb``, ``works``, ``deployments.apps``,
+    ``deployment.v1.apps``...).
 
     Raises:
         CLIError: unknown resource type (exit 2), with kubectl's wording.
     """
-    registry = getattr(snap_or_registry, "registry", snap_or_registry)
-    info = registry.resolve(name)
+    info = lookup_kind(getattr(snap_or_registry, "registry", snap_or_registry), name)
     if info is None:
         raise CLIError(f'the server doesn\'t have a resource type "{name}"', ExitCode.INPUT_ERROR)
     return info

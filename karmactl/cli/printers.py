@@ -130,12 +130,22 @@ def event_lines(events: list[dict], now: str) -> list[str]:
     return ["  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in table]
 
 
+def kind_prefix(info: KindInfo) -> str:
+    """``deployment.apps`` / ``service``: how kubectl names a kind in ``-o name`` and mixed-kind tables."""
+    return f"{info.singular}{'.' + info.group if info.group else ''}"
+
+
 def render_table(rows: list[tuple[KindInfo, dict]], now: str, wide: bool = False, namespaces: bool = False,
-                 extra: list | None = None) -> str:
+                 extra: list | None = None, with_kind: bool = False, no_headers: bool = False,
+                 label_columns: list[str] | None = None, show_labels: bool = False) -> str:
     """A kubectl table for objects of one kind (NAMESPACE first with ``-A``).
 
     Args:
         extra: optional ``[(position, HEADER, f(obj) -> str)]`` inserted columns (CLUSTER, ADOPTION).
+        with_kind: NAME reads ``kind.group/name`` (kubectl, when several kinds are asked for).
+        no_headers: leave the header row out (``--no-headers``).
+        label_columns: ``-L`` label keys, one column each, headed by the key's last ``/`` part in capitals.
+        show_labels: a final LABELS column (``--show-labels``), ``k=v`` sorted, ``<none>`` when empty.
     """
     if not rows:
         return ""
@@ -147,61 +157,92 @@ def render_table(rows: list[tuple[KindInfo, dict]], now: str, wide: bool = False
             cols.append(col)
         else:
             cols.insert(pos, col)
+    if with_kind and cols[0][0] == "NAME":
+        cols[0] = ("NAME", lambda o, n: f"{kind_prefix(info)}/{o['metadata']['name']}")
     if namespaces and info.namespaced:
         cols.insert(0, ("NAMESPACE", lambda o, n: (o.get("metadata") or {}).get("namespace", "")))
-    table = [[h for h, _ in cols]]
-    for _info, obj in rows:
-        table.append([fn(obj, now) for _, fn in cols])
-    widths = [max(len(r[i]) for r in table) for i in range(len(cols))]
+    labels = lambda o: (o.get("metadata") or {}).get("labels") or {}  # noqa: E731
+    for key in label_columns or []:
+        cols.append((key.rsplit("/", 1)[-1].upper(), lambda o, n, key=key: str(labels(o).get(key, ""))))
+    if show_labels:
+        cols.append(("LABELS", lambda o, n: ",".join(f"{k}={v}" for k, v in sorted(labels(o).items())) or "<none>"))
+    return align([[h for h, _ in cols]] + [[fn(obj, now) for _, fn in cols] for _info, obj in rows], no_headers)
+
+
+def align(table: list[list[str]], no_headers: bool = False) -> str:
+    """Rows of cells (the header first) as kubectl's tabwriter aligns them: three spaces between columns."""
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
     lines = ["   ".join(cell.ljust(widths[i]) for i, cell in enumerate(r)).rstrip() for r in table]
-    return "\n".join(lines) + "\n"
+    body = lines[1:] if no_headers else lines
+    return "\n".join(body) + "\n" if body else ""
 
 
 def as_list(objs: list[dict]) -> dict:
     return {"apiVersion": "v1", "kind": "List", "items": objs, "metadata": {"resourceVersion": ""}}
 
 
+FORMATS = ("custom-columns", "custom-columns-file", "go-template", "go-template-file", "json", "jsonpath",
+           "jsonpath-as-json", "jsonpath-file", "name", "template", "templatefile", "wide", "yaml")
+
+
 def render(objs: list[tuple[KindInfo, dict]], fmt: str | None, now: str, single: bool, namespaces: bool = False,
-           extra: list | None = None) -> str:
-    """Render objects in an ``-o`` format (None = table).
+           extra: list | None = None, no_headers: bool = False, label_columns: list[str] | None = None,
+           show_labels: bool = False, with_kind: bool = False) -> str:
+    """Render objects in an ``-o`` format (None = table; several kinds make one table each, with kind-prefixed
+    names, separated by blank lines, as kubectl prints ``get deploy,svc``).
+
+    ``with_kind``: kind-prefixed names even in one table (kubectl, when several types were asked for).
+    Formats: wide, yaml, json, name, ``jsonpath=`` / ``jsonpath-file=`` / ``jsonpath-as-json=``,
+    ``custom-columns=`` / ``custom-columns-file=``.
 
     Raises:
-        ValueError: unknown format or a bad jsonpath template.
+        ValueError: unknown or refused format, a bad jsonpath template or custom-columns spec.
     """
+    from karmactl.cli import jsonpath
+
     plain = [o for _, o in objs]
+    kinds = list(dict.fromkeys(info for info, _ in objs))
     if fmt in (None, "", "wide"):
-        return render_table(objs, now, wide=fmt == "wide", namespaces=namespaces, extra=extra)
+        tables = [render_table([r for r in objs if r[0] == k], now, wide=fmt == "wide", namespaces=namespaces,
+                               extra=extra, with_kind=with_kind or len(kinds) > 1, no_headers=no_headers,
+                               label_columns=label_columns, show_labels=show_labels) for k in kinds]
+        return "\n".join(tables)
+    name, _, arg = fmt.partition("=")
+    if name in ("jsonpath-file", "custom-columns-file", "go-template-file", "templatefile") and arg:
+        try:
+            with open(arg, encoding="utf-8") as f:
+                arg = f.read().strip()
+        except OSError as exc:
+            raise ValueError(f"error reading template {arg}: {exc.strerror}") from None
+        name = name.replace("-file", "").replace("templatefile", "template")
+    data = plain[0] if single else as_list(plain)
     if fmt == "json":
-        return json.dumps(plain[0] if single else as_list(plain), indent=4) + "\n"
+        return json.dumps(data, indent=4) + "\n"
     if fmt == "yaml":
-        return yamlio.dump(plain[0] if single else as_list(plain))
+        return yamlio.dump(data)
     if fmt == "name":
-        return "".join(f"{info.singular}{'.' + info.group if info.group else ''}/{o['metadata']['name']}\n" for info, o in objs)
-    if fmt.startswith("jsonpath="):
-        data = plain[0] if single else as_list(plain)
-        return jsonpath_render(fmt[len("jsonpath="):], data)
-    raise ValueError(f'unable to match a printer suitable for the output format "{fmt}", allowed formats are: json,jsonpath,name,wide,yaml')
+        return "".join(f"{kind_prefix(info)}/{o['metadata']['name']}\n" for info, o in objs)
+    if name in ("jsonpath", "jsonpath-as-json") and arg:
+        if name == "jsonpath-as-json":
+            values = [v for m in _jsonpath_exprs(arg) for v in jsonpath.find(m, data)]
+            return json.dumps(values, indent=4) + "\n"
+        return jsonpath.render(arg, data)
+    if name == "custom-columns" and arg:
+        cols = jsonpath.parse_custom_columns(arg.replace("\n", ",").strip(",") if "\n" in arg else arg)
+        return align([[h for h, _ in cols]] + [[jsonpath.custom_column_value(e, o) for _, e in cols] for o in plain],
+                     no_headers)
+    if name in ("go-template", "template"):
+        raise ValueError(f'output format "{name}" is not supported: Go templates have no maintained Python '
+                         f'implementation; use -o jsonpath=TEMPLATE or -o custom-columns=SPEC')
+    raise ValueError(f'unable to match a printer suitable for the output format "{fmt}", allowed formats are: '
+                     + ",".join(FORMATS))
 
 
-_TOKEN = re.compile(r"\{([^{}]*)\}")
-
-
-def jsonpath_render(template: str, data) -> str:
-    """kubectl's JSONPath template subset: ``{.a.b}``, ``[n]``, ``[*]``, ``[?(@.k=="v")]``, literal text.
-
-    Raises:
-        ValueError: an expression that cannot be parsed.
-    """
-    out = []
-    pos = 0
-    for m in _TOKEN.finditer(template):
-        out.append(template[pos:m.start()])
-        expr = m.group(1).strip()
-        values = _jsonpath_eval(expr, data)
-        out.append(" ".join(_scalar(v) for v in values))
-        pos = m.end()
-    out.append(template[pos:])
-    return "".join(out).replace("\\n", "\n").replace("\\t", "\t")
+def _jsonpath_exprs(template: str) -> list[str]:
+    exprs = re.findall(r"\{([^{}]*)\}", template)
+    if not exprs or any(e.strip().startswith(("range", "end", '"')) for e in exprs):
+        raise ValueError("jsonpath-as-json takes plain {expression} actions, not range or literals")
+    return exprs
 
 
 def _scalar(v) -> str:
@@ -210,48 +251,6 @@ def _scalar(v) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     return "" if v is None else str(v)
-
-
-_STEP = re.compile(r'\.([A-Za-z0-9_\-/\\.]+?)(?=\.|\[|$)|\[(\*|-?\d+)\]|\[\?\(@\.([A-Za-z0-9_.\-]+)\s*==\s*["\']([^"\']*)["\']\)\]')
-
-
-def _jsonpath_eval(expr: str, data) -> list:
-    if expr in ("", "$", "."):
-        return [data]
-    if expr.startswith("$"):
-        expr = expr[1:]
-    cur = [data]
-    pos = 0
-    while pos < len(expr):
-        m = _STEP.match(expr, pos)
-        if not m:
-            raise ValueError(f"unrecognized jsonpath expression: {{{expr}}}")
-        field, index, fkey, fval = m.groups()
-        nxt = []
-        for item in cur:
-            if field is not None:
-                field_name = field.replace("\\.", ".")
-                if isinstance(item, dict) and field_name in item:
-                    nxt.append(item[field_name])
-            elif index is not None:
-                if isinstance(item, list):
-                    if index == "*":
-                        nxt.extend(item)
-                    elif -len(item) <= int(index) < len(item):
-                        nxt.append(item[int(index)])
-                elif isinstance(item, dict) and index == "*":
-                    nxt.extend(item.values())
-            else:
-                if isinstance(item, list):
-                    for el in item:
-                        v = el
-                        for part in fkey.split("."):
-                            v = v.get(part) if isinstance(v, dict) else None
-                        if v is not None and _scalar(v) == fval:
-                            nxt.append(el)
-        cur = nxt
-        pos = m.end()
-    return cur
 
 
 def describe_text(obj: dict, events: list[str] | None = None, extra: str = "") -> str:

@@ -1,0 +1,417 @@
+"""Shell completion without typer: ``karmactl __complete WORD... CURRENT`` and the scripts that call it.
+
+Like kubectl's cobra ``__complete`` protocol, the shell passes the words typed so far (the last is the
+one being completed, possibly empty); karmactl prints one candidate per line, then a directive line
+``:names``, ``:files`` or ``:dirs`` telling the shell to use the candidates or complete paths itself.
+
+What completes: commands and flags (from ``static_cli.json``, generated from the typer app by
+:func:`generate`), kinds (``get deploy``, ``get deploy,svc``), object names per kind (``get rb <TAB>``,
+``get deploy/<TAB>``, ``describe pp <TAB>``), namespaces for ``-n``, cluster names for ``-C``/``--clusters``
+and cluster arguments, ``-o`` formats, ``-s`` scopes, and files for ``-f`` and other file flags.
+
+Object names are read from the state directory's files directly (``--state`` on the line, else
+``$KARMACTL_STATE``, else ``./state``): from the store's parse cache for files unchanged since the last
+command, else with PyYAML's C loader, so a request stays light: nothing here imports typer, the store
+or the control plane. Unreadable files are skipped: completion never fails.
+
+Regenerate the static data and the scripts in ``completions/`` with
+``python -m karmactl.cli.completing --write [DIR]`` (a test keeps both in sync).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+STATIC_FILE = Path(__file__).with_name("static_cli.json")
+
+# what the value of a flag completes to (by flag name, the same meaning in every command)
+VALUE_KINDS = {"--namespace": "namespaces", "-n": "namespaces", "--clusters": "clusters", "-C": "clusters",
+               "--cluster": "clusters", "--filename": "files", "-f": "files", "--status-file": "files",
+               "--desired-file": "files", "--observed-file": "files", "--kubeconfig": "files",
+               "--cluster-kubeconfig": "files", "--manifests": "dirs", "--state": "dirs",
+               "--operation-scope": ["karmada", "members", "all"], "-s": ["karmada", "members", "all"],
+               "--health": ["Healthy", "Unhealthy"], "--kube-apiserver": "files"}
+GET_FORMATS = ["json", "yaml", "name", "wide", "jsonpath=", "jsonpath-file=", "jsonpath-as-json=",
+               "custom-columns=", "custom-columns-file="]
+# what a command's positional arguments complete to
+ARG_KINDS = {"get": "resources", "describe": "kind-names", "delete": "kind-names", "suspend": "kind-names",
+             "resume": "kind-names", "edit": "kind-names", "label": "kind-names", "annotate": "kind-names",
+             "patch": "kind-names", "explain": "kinds", "unjoin": "clusters", "cordon": "clusters",
+             "uncordon": "clusters", "cluster condition set": "clusters", "cluster condition unset": "clusters",
+             "promote": "kinds", "completion": ["bash", "zsh", "fish"]}
+_SKIP_DIRS = {"computed", ".karmactl", ".git"}
+_COMPUTED = {"ResourceBinding": "resourcebindings", "ClusterResourceBinding": "clusterresourcebindings",
+             "Work": "works"}
+
+
+@lru_cache(maxsize=1)
+def static_data() -> dict:
+    """``{"help": {command path: text}, "tree": node}`` from ``static_cli.json``; a node is
+    ``{"options": {flag: value kind | None (a switch)}, "args": kind | None, "commands": {name: node}}``."""
+    with open(STATIC_FILE, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+# ---------------------------------------------------------------------------- reading the state directory
+def _documents(path: Path) -> list:
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".json":
+            return [json.loads(text)]
+        return list(yaml.load_all(text, Loader=loader))
+    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError):
+        return []
+
+
+def _parse_cache(state: Path) -> dict:
+    """The store's parse cache (``.karmactl/cache/parsed.json``, :class:`karmactl.store.state.StateStore`):
+    relative path -> ``{"sig": [mtime_ns, size, inode], "objs": [[object, index, line], ...]}``; ``{}`` when
+    absent or unreadable. Entries are used only when their signature matches the file's."""
+    try:
+        with open(state / ".karmactl" / "cache" / "parsed.json", "rb") as fh:
+            data = json.loads(fh.read())
+    except (OSError, ValueError):
+        return {}
+    files = data.get("files") if isinstance(data, dict) else None
+    return files if isinstance(files, dict) else {}
+
+
+def _user_objects(state: Path) -> list[tuple[str, str, str, str]]:
+    """``[(apiVersion, kind, namespace, name)]`` of the objects people wrote in the state directory: from the
+    parse cache where a file is unchanged since the last run, else parsed (PyYAML's C loader)."""
+    cache = _parse_cache(state)
+    found = []
+    for dirpath, dirnames, filenames in os.walk(state):
+        if Path(dirpath) == state:
+            dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for f in filenames:
+            if f.startswith(".") or not f.endswith((".yaml", ".yml", ".json")):
+                continue
+            path = Path(dirpath, f)
+            hit = cache.get(str(path.relative_to(state)))
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            if isinstance(hit, dict) and hit.get("sig") == [st.st_mtime_ns, st.st_size, st.st_ino] \
+                    and isinstance(hit.get("objs"), list):
+                docs = [item[0] for item in hit["objs"] if isinstance(item, list) and item]
+            else:
+                docs = _documents(path)
+            for doc in docs:
+                if isinstance(doc, dict) and isinstance(doc.get("metadata"), dict) and doc["metadata"].get("name"):
+                    m = doc["metadata"]
+                    found.append((str(doc.get("apiVersion", "")), str(doc.get("kind", "")),
+                                  str(m.get("namespace") or ""), str(m["name"])))
+    return found
+
+
+def _computed_objects(state: Path, kind: str) -> list[tuple[str, str]]:
+    """``[(namespace, name)]`` of computed ResourceBindings, ClusterResourceBindings or Works, from their
+    paths (``computed/resourcebindings/<ns>/<name>.json``, ``computed/works/<es>/<name>.json``)."""
+    root = state / "computed" / _COMPUTED[kind]
+    if not root.is_dir():
+        return []
+    if kind == "ClusterResourceBinding":
+        return [("", p.stem) for p in root.glob("*.json")]
+    return [(p.parent.name, p.stem) for p in root.glob("*/*.json")]
+
+
+def _registry(state: Path, objs: list):
+    from karmactl.api.kinds import KindRegistry
+
+    reg = KindRegistry.default()
+    if any(kind == "CustomResourceDefinition" for _a, kind, _n, _m in objs):
+        for path in state.rglob("*.y*ml"):
+            for doc in _documents(path):
+                if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
+                    reg.add_crd(doc)
+    return reg
+
+
+class _Line:
+    """What the words typed so far say: state directory, namespace, positional arguments."""
+
+    def __init__(self, values: dict, switches: set, positional: list):
+        self.state = Path(values.get("--state") or os.environ.get("KARMACTL_STATE") or "state")
+        self.namespace = values.get("-n") or values.get("--namespace") or "default"
+        self.all_namespaces = bool({"-A", "--all-namespaces"} & switches)
+        self.positional = positional
+        self._objs = None
+
+    @property
+    def objs(self) -> list:
+        if self._objs is None:
+            self._objs = _user_objects(self.state) if self.state.is_dir() else []
+        return self._objs
+
+    def kinds(self) -> list[str]:
+        reg = _registry(self.state, self.objs) if self.state.is_dir() else _registry(self.state, [])
+        return sorted({n for info in reg.all() for n in (info.plural, *info.short_names)})
+
+    def names(self, kind_word: str) -> list[str]:
+        from karmactl.cli.kindnames import lookup_kind
+
+        info = lookup_kind(_registry(self.state, self.objs), kind_word)
+        if info is None:
+            return []
+        if info.group == "work.karmada.io" and info.kind in _COMPUTED:
+            pairs = _computed_objects(self.state, info.kind)
+        else:
+            pairs = [(ns, name) for api, kind, ns, name in self.objs if kind == info.kind and info.accepts(api)]
+        if info.namespaced and not self.all_namespaces:
+            pairs = [(ns, n) for ns, n in pairs if (ns or "default") == self.namespace]
+        return sorted({n for _ns, n in pairs})
+
+    def namespaces(self) -> list[str]:
+        found = {"default"} | {ns for _a, _k, ns, _n in self.objs if ns}
+        found |= {n for _a, k, _ns, n in self.objs if k == "Namespace"}
+        for kind in ("ResourceBinding", "Work"):
+            found |= {ns for ns, _n in _computed_objects(self.state, kind)}
+        return sorted(found)
+
+    def clusters(self) -> list[str]:
+        return sorted({n for api, k, _ns, n in self.objs if k == "Cluster" and api.startswith("cluster.karmada.io/")})
+
+
+# ---------------------------------------------------------------------------- completing
+def _values(kind, cur: str, line: _Line) -> tuple[list[str], str]:
+    """Candidates and directive for a value of ``kind`` (a list = fixed choices)."""
+    if isinstance(kind, list):
+        return [c for c in kind if c.startswith(cur)], "names"
+    if kind in ("files", "dirs"):
+        return [], kind
+    if kind == "namespaces":
+        return [n for n in line.namespaces() if n.startswith(cur)], "names"
+    if kind == "clusters":  # a comma-separated list: complete its last item
+        head, _, tail = cur.rpartition(",")
+        prefix = head + "," if head else ""
+        given = set(head.split(",")) if head else set()
+        return [prefix + n for n in line.clusters() if n.startswith(tail) and n not in given], "names"
+    if kind == "outputs":
+        return [f for f in GET_FORMATS if f.startswith(cur)], "names"
+    return [], "names"
+
+
+def _resources(cur: str, line: _Line, allow_all: bool) -> list[str]:
+    pos = line.positional
+    if "/" in cur:  # TYPE/NAME
+        kind, _, part = cur.partition("/")
+        return [f"{kind}/{n}" for n in line.names(kind) if n.startswith(part)]
+    if not pos:
+        head, _, tail = cur.rpartition(",")
+        prefix = head + "," if head else ""
+        kinds = line.kinds() + (["all"] if allow_all and not head else [])
+        return [prefix + k for k in kinds if k.startswith(tail)]
+    if "/" in pos[0] or "," in pos[0] or pos[0] == "all":
+        return []
+    return [n for n in line.names(pos[0]) if n.startswith(cur) and n not in pos[1:]]
+
+
+def complete(words: list[str]) -> tuple[list[str], str]:
+    """Candidates for the last of ``words`` (the words after ``karmactl``) and a directive:
+    ``names`` (offer the candidates), ``files`` or ``dirs`` (let the shell complete paths)."""
+    words = words or [""]
+    cur, prev = words[-1], words[:-1]
+    node = static_data()["tree"]
+    path: list[str] = []
+    options = dict(node["options"])
+    values: dict = {}
+    switches: set = set()
+    positional: list[str] = []
+    i = 0
+    while i < len(prev):
+        w = prev[i]
+        if w == "--":
+            positional += prev[i + 1:]
+            break
+        if w.startswith("-") and len(w) > 1:
+            name, eq, val = w.partition("=")
+            if options.get(name) is not None and not eq:
+                if i + 1 >= len(prev):  # the word being completed is this flag's value
+                    return _values(options[name], cur, _Line(values, switches, positional))
+                values[name] = prev[i + 1]
+                i += 2
+                continue
+            values[name] = val if eq else values.get(name)
+            switches.add(name)
+            i += 1
+            continue
+        if not positional and w in node.get("commands", {}):
+            node = node["commands"][w]
+            path.append(w)
+            options.update(node["options"])
+            i += 1
+            continue
+        positional.append(w)
+        i += 1
+    line = _Line(values, switches, positional)
+    if cur.startswith("-"):
+        name, eq, val = cur.partition("=")
+        if eq and options.get(name) is not None:
+            found, directive = _values(options[name], val, line)
+            return [f"{name}={c}" for c in found], directive
+        return sorted(o for o in options if o.startswith(cur)), "names"
+    if node.get("commands") and not positional:
+        return sorted(c for c in node["commands"] if c.startswith(cur) and not c.startswith("_")), "names"
+    kind = node.get("args")
+    if kind == "resources":
+        return _resources(cur, line, allow_all=True), "names"
+    if kind == "kind-names":
+        if not positional:
+            return [k for k in line.kinds() if k.startswith(cur)], "names"
+        return [n for n in line.names(positional[0]) if n.startswith(cur) and n not in positional[1:]], "names"
+    if kind == "kinds":
+        return ([k for k in line.kinds() if k.startswith(cur)] if not positional else []), "names"
+    if kind == "clusters":
+        return ([c for c in line.clusters() if c.startswith(cur)] if not positional else []), "names"
+    if isinstance(kind, list) and not positional:
+        return [c for c in kind if c.startswith(cur)], "names"
+    return [], "names"
+
+
+def main(words: list[str]) -> int:
+    """``karmactl __complete WORD...``: candidates one per line, then ``:names``, ``:files`` or ``:dirs``."""
+    try:
+        found, directive = complete(words)
+    except Exception:  # noqa: BLE001 - a completion request never prints a traceback into the prompt
+        found, directive = [], "names"
+    sys.stdout.write("".join(f"{c}\n" for c in found) + f":{directive}\n")
+    return 0
+
+
+# ---------------------------------------------------------------------------- the scripts
+_BASH = r"""# bash completion for karmactl (generated by `karmactl completion bash`; do not edit)
+_karmactl() {
+    local cur="${COMP_WORDS[COMP_CWORD]}" out directive IFS=$'\n'
+    out=($(karmactl __complete "${COMP_WORDS[@]:1:$COMP_CWORD}" 2>/dev/null))
+    directive="${out[${#out[@]}-1]}"
+    unset 'out[${#out[@]}-1]'
+    case "$directive" in
+        :files) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+        :dirs) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur")) ;;
+        *) COMPREPLY=("${out[@]}")
+           [[ ${#COMPREPLY[@]} -eq 1 && "${COMPREPLY[0]}" == *[=,/] ]] && compopt -o nospace 2>/dev/null ;;
+    esac
+}
+complete -F _karmactl karmactl
+"""
+
+_ZSH = r"""#compdef karmactl
+# zsh completion for karmactl (generated by `karmactl completion zsh`; do not edit)
+_karmactl() {
+    local -a out
+    out=("${(@f)$(karmactl __complete "${(@)words[2,$CURRENT]}" 2>/dev/null)}")
+    local directive="${out[-1]}"
+    out=("${(@)out[1,-2]}")
+    case "$directive" in
+        :files) _files ;;
+        :dirs) _files -/ ;;
+        *) compadd -- "${out[@]}" ;;
+    esac
+}
+if [ "$funcstack[1]" = "_karmactl" ]; then _karmactl "$@"; else compdef _karmactl karmactl; fi
+"""
+
+_FISH = r"""# fish completion for karmactl (generated by `karmactl completion fish`; do not edit)
+function __karmactl_complete
+    set -l words (commandline -opc)[2..-1] (commandline -ct)
+    set -l out (karmactl __complete $words 2>/dev/null)
+    switch $out[-1]
+        case :files
+            __fish_complete_path (commandline -ct)
+        case :dirs
+            __fish_complete_directories (commandline -ct)
+        case '*'
+            printf '%s\n' $out[1..-2]
+    end
+end
+complete --command karmactl --no-files --arguments '(__karmactl_complete)'
+"""
+
+SCRIPTS = {"bash": _BASH, "zsh": _ZSH, "fish": _FISH}
+SCRIPT_FILES = {"bash": "karmactl.bash", "zsh": "_karmactl", "fish": "karmactl.fish"}
+
+
+def script(shell: str) -> str:
+    """The completion script for ``bash``, ``zsh`` or ``fish`` (KeyError for others)."""
+    return SCRIPTS[shell]
+
+
+# ---------------------------------------------------------------------------- generating static_cli.json
+def generate() -> dict:
+    """The static data (help texts and command tree) from the typer app, as ``static_cli.json`` holds it.
+    Imports typer and every command module: for the generator and its sync test only."""
+    import contextlib
+    import io
+
+    import typer
+
+    from karmactl.cli.app import app
+
+    root = typer.main.get_command(app)
+    helps: dict[str, str] = {}
+
+    def help_of(path: list[str]) -> str:
+        buf = io.StringIO()
+        old = os.environ.get("COLUMNS")
+        os.environ["COLUMNS"] = "200"  # click wraps help at min(columns, 80) - 2
+        try:
+            with contextlib.redirect_stdout(buf), contextlib.suppress(SystemExit):
+                root.main(args=[*path, "--help"], prog_name="karmactl", standalone_mode=False)
+        finally:
+            if old is None:
+                os.environ.pop("COLUMNS", None)
+            else:
+                os.environ["COLUMNS"] = old
+        return buf.getvalue()
+
+    def node_of(cmd, path: list[str]) -> dict:
+        helps[" ".join(path)] = help_of(path)
+        options = {}
+        for p in cmd.params:
+            if p.param_type_name != "option":
+                continue
+            for opt in [*p.opts, *p.secondary_opts]:
+                if p.is_flag or p.count:
+                    options[opt] = None
+                elif path == ["get"] and opt in ("-o", "--output"):
+                    options[opt] = "outputs"
+                elif opt in ("-o", "--output"):
+                    options[opt] = ["name"]
+                else:
+                    options[opt] = next((VALUE_KINDS[o] for o in p.opts if o in VALUE_KINDS), "value")
+        options["--help"] = options["-h"] = None
+        node = {"options": dict(sorted(options.items())), "args": ARG_KINDS.get(" ".join(path))}
+        if hasattr(cmd, "commands"):
+            node["commands"] = {n: node_of(c, [*path, n]) for n, c in sorted(cmd.commands.items()) if not c.hidden}
+        return node
+
+    return {"help": helps, "tree": node_of(root, [])}
+
+
+def write(completions_dir: Path) -> list[Path]:
+    """Write ``static_cli.json`` and the three scripts into ``completions_dir``; returns the paths written."""
+    data = json.dumps(generate(), indent=1, sort_keys=True) + "\n"
+    STATIC_FILE.write_text(data, encoding="utf-8")
+    written = [STATIC_FILE]
+    completions_dir.mkdir(parents=True, exist_ok=True)
+    for shell, name in SCRIPT_FILES.items():
+        (completions_dir / name).write_text(SCRIPTS[shell], encoding="utf-8")
+        written.append(completions_dir / name)
+    return written
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] != ["--write"]:
+        sys.exit("usage: python -m karmactl.cli.completing --write [COMPLETIONS_DIR]")
+    target = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(__file__).resolve().parents[2] / "completions"
+    for p in write(target):
+        print(p)
