@@ -54,7 +54,7 @@ def main(ctx: typer.Context,
 # ---------------------------------------------------------------------------- apply / delete
 @app.command()
 def apply(ctx: typer.Context,
-          filename: List[str] = typer.Option(..., "-f", "--filename", help="File, directory or - for stdin (repeatable)."),
+          filename: List[str] = typer.Option(..., "-f", "--filename", help="File, directory, http(s) URL or - for stdin (repeatable)."),
           recursive: bool = typer.Option(True, "-R", "--recursive", help="Walk directories recursively."),
           dry_run: bool = typer.Option(False, "--dry-run", help="Only print what would change.")):
     """Store every object found in the given YAML files in the state directory (kubectl apply)."""

@@ -27,6 +27,32 @@ def load_snapshot(c: Context):
 
 
 # ---------------------------------------------------------------------------- apply
+URL_TIMEOUT = 30.0  # seconds for `apply -f URL`, as kubectl's default request timeout is unbounded
+
+
+def _fetch(url: str) -> str:
+    """The body of ``apply -f URL`` (kubectl reads manifests from http(s) URLs), at most
+    ``yamlio.MAX_INPUT_BYTES``, as UTF-8 text.
+
+    Raises:
+        InputError: the server cannot be reached or answers with an error (status named).
+    """
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=URL_TIMEOUT) as resp:  # noqa: S310 - a user-given URL, as kubectl
+            data = resp.read(yamlio.MAX_INPUT_BYTES + 1)
+    except urllib.error.HTTPError as exc:
+        raise InputError(f"unable to read URL, server reported {exc.code} {exc.reason}", url) from None
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise InputError(f"unable to read URL: {getattr(exc, 'reason', exc)}", url) from None
+    try:
+        return yamlio.decode_input(data, url)
+    except yamlio.YAMLSyntaxError as exc:
+        raise InputError(str(exc), url, exc.line) from None
+
+
 def read_inputs(paths: list[str], recursive: bool, errors: list | None = None) -> list[tuple[dict, str, int, int]]:
     """Objects from files, directories or stdin: ``[(obj, display, doc_index, line)]``.
 
@@ -48,6 +74,9 @@ def read_inputs(paths: list[str], recursive: bool, errors: list | None = None) -
             errors.append(exc)
 
     for p in paths:
+        if p.startswith(("http://", "https://")):
+            parse(_fetch(p), p)
+            continue
         if p == "-":
             data = sys.stdin.buffer.read(yamlio.MAX_INPUT_BYTES + 1)
             try:
