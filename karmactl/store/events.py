@@ -113,12 +113,14 @@ def stage_events(store, writer: TreeWriter, before, after, now: str, keep=None) 
     write, drop = merge_events([e for items in stored.values() for e in items], new, now,
                                limit=events_core.EVENTS_PER_OBJECT)
     ident = lambda e: (e["metadata"].get("namespace"), e["metadata"]["name"])  # noqa: E731
-    written = {ident(e): e for e in write}
+    written: dict = {}  # regarded object -> {ident: Event} (grouped once: linear in the Events)
+    for e in write:
+        written.setdefault(regarding_key(e["regarding"]), {})[ident(e)] = e
     dropped = {ident(e) for e in drop}
     changes = []
     for obj in objects:
         items = {ident(e): e for e in stored[obj] if ident(e) not in dropped}
-        items.update((k, e) for k, e in written.items() if regarding_key(e["regarding"]) == obj)
+        items.update(written.get(obj, {}))
         rel = object_rel(obj)
         key = (*EVENT_LIST_KEY, obj[2] or "default", rel.rsplit("/", 1)[1][:-len(".json")])
         if not items:
