@@ -253,7 +253,7 @@ def strip_server_fields(obj: dict) -> tuple[dict, list[str]]:
     and annotations Karmada's detector, binding and execution controllers put on templates,
     policies and member copies (``propagationpolicy.karmada.io/permanent-id``,
     ``propagationpolicy.karmada.io/name``, ``resourcetemplate.karmada.io/uid``...,
-    ``pkg/apis/policy/v1alpha1/well_known_constants.go``, ``pkg/apis/work/v1alpha2/well_known_constants.go``)
+    ``well_known_constants.go`` of Karmada's policy v1alpha1 and work v1alpha2 APIs)
     and karmactl's ``karmactl.io/observed-at``/``applied-version``. Labels and annotations people
     set (``work.karmada.io/conflict-resolution``, ``resourcetemplate.karmada.io/deletion-protected``)
     stay. Empty ``labels``/``annotations`` maps left behind are dropped.
