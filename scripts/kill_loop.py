@@ -6,6 +6,14 @@ run that rewrites every computed file, and check after each kill that
 * nothing was written outside the state directory; no exit code 70;
 * an interrupted run (SIGINT/SIGTERM) says "interrupted" and exits 130/143.
 
+Each kill is classified by what the killed command left in ``.karmactl/`` (``phases``): ``commit``
+(its journal: killed between the commit point and the end of the commit, which the next command
+finishes), ``staging`` (staged files without a journal: killed before the commit point, which the
+next command rolls back), ``finished`` (the command had already exited), ``early`` (nothing staged
+yet: loading or computing). The run's duration, against which kill times are drawn, is measured
+again every ``--remeasure`` trials, so kills keep covering the whole run on a machine whose load
+changes.
+
 Usage: ``python scripts/kill_loop.py --deployments 3000 --clusters 20 --kills 300`` (CI runs a few
 kills on a small directory through ``tests/reliability/test_crash_atomic.py``). Prints one summary
 line of JSON.
@@ -97,6 +105,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--signal", choices=["KILL", "INT", "TERM", "mixed"], default="KILL")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workdir", default=None)
+    ap.add_argument("--remeasure", type=int, default=20, help="Time an uninterrupted run every N trials.")
     ap.add_argument("--progress", action="store_true", help="Print the counts after every trial (stderr).")
     a = ap.parse_args(argv)
     rnd = random.Random(a.seed)
@@ -119,13 +128,22 @@ def main(argv=None) -> dict:
     assert tree_a != tree_b
     outside_before = outside_snapshot(work)
     stats = {"kills": 0, "mixed": 0, "old": 0, "new": 0, "orphans": 0, "locked_after": 0, "exit70": 0,
-             "outside_writes": 0, "interrupt_exit_wrong": 0, "run_seconds": round(run_time, 2)}
+             "outside_writes": 0, "interrupt_exit_wrong": 0, "run_seconds": round(run_time, 2),
+             "phases": {"early": 0, "staging": 0, "commit": 0, "finished": 0}}
     env = dict(os.environ, PYTHONPATH=str(HERE))
     for trial in range(a.kills):
         # back to tree A (as a clean run left it), inputs at B
         shutil.rmtree(state / "computed")
         shutil.copytree(saved_a, state / "computed")
         shutil.rmtree(state / ".karmactl", ignore_errors=True)
+        if trial and a.remeasure and trial % a.remeasure == 0:
+            t0 = time.monotonic()
+            assert karmactl(state, "reconcile", "--offline", "--now", NOW_B).returncode == 0
+            run_time = time.monotonic() - t0
+            stats["run_seconds"] = round(run_time, 2)
+            shutil.rmtree(state / "computed")
+            shutil.copytree(saved_a, state / "computed")
+            shutil.rmtree(state / ".karmactl", ignore_errors=True)
         sig = {"KILL": signal.SIGKILL, "INT": signal.SIGINT, "TERM": signal.SIGTERM}.get(
             a.signal, rnd.choice([signal.SIGKILL, signal.SIGKILL, signal.SIGINT, signal.SIGTERM]))
         proc = subprocess.Popen([sys.executable, "-m", "karmactl", "--state", str(state), "reconcile", "--offline",
@@ -147,6 +165,11 @@ def main(argv=None) -> dict:
             stats["orphans"] += 1  # a process of the killed command's session survived
             os.killpg(proc.pid, signal.SIGKILL)
         rc = proc.returncode
+        runtime_dir = state / ".karmactl"
+        left = os.listdir(runtime_dir) if runtime_dir.is_dir() else []
+        phase = ("finished" if rc == 0 else "commit" if "journal.json" in left
+                 else "staging" if any(n.startswith("staging.") for n in left) else "early")
+        stats["phases"][phase] += 1
         if rc == 70:
             stats["exit70"] += 1
         if sig != signal.SIGKILL and rc not in (0, -sig) and (
