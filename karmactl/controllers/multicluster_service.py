@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from karmactl.api import constants as C
 from karmactl.api.objects import bump_generation, deepcopy, permanent_id, set_condition
-from karmactl.controllers.binding import delete_work
+from karmactl.controllers.binding import delete_work, work_records
 from karmactl.controllers.names import (binding_name, cluster_of_execution_namespace, execution_namespace,
                                         work_name)
 
@@ -207,19 +207,20 @@ def work_for(resource: dict, wname: str, wns: str, labels: dict, annotations: di
                 "finalizers": list(finalizers),
                 "creationTimestamp": old_meta.get("creationTimestamp") or now,
                 "generation": old_meta.get("generation") or 1}
-    from karmactl.controllers.binding import work_records
-
     merged_ann = {**annotations, **work_records(old)}
     if merged_ann:
         metadata["annotations"] = dict(sorted(merged_ann.items()))
-    work = {"apiVersion": C.WORK_API_V1, "kind": "Work", "metadata": metadata,
-            "spec": {"workload": {"manifests": [manifest]}, "suspendDispatching": suspend}}
+    return _settled(old, {"apiVersion": C.WORK_API_V1, "kind": "Work", "metadata": metadata,
+                          "spec": {"workload": {"manifests": [manifest]}, "suspendDispatching": suspend}})
+
+
+def _settled(old: dict | None, new: dict) -> dict:
+    """``new`` with ``old``'s status and generation (bumped on a spec change), or ``old`` itself
+    when that makes them equal."""
     if old is not None and old.get("status") is not None:
-        work["status"] = old["status"]
-    bump_generation(old, work)
-    if old is not None and work == old:
-        return old
-    return work
+        new["status"] = old["status"]
+    bump_generation(old, new)
+    return old if old is not None and new == old else new
 
 
 def marker_work(mcs: dict, cluster: str, old: dict | None, now: str) -> dict:
@@ -274,13 +275,7 @@ def service_binding(view: dict, template: dict, mcs: dict, clusters: list[str], 
     for fname in ("schedulerName", "suspension") + SCHEDULER_OWNED:
         if old_spec.get(fname) is not None:
             spec[fname] = old_spec[fname]
-    binding = {"apiVersion": C.WORK_API_V2, "kind": "ResourceBinding", "metadata": metadata, "spec": spec}
-    if old is not None and old.get("status") is not None:
-        binding["status"] = old["status"]
-    bump_generation(old, binding)
-    if old is not None and binding == old:
-        return old
-    return binding
+    return _settled(old, {"apiVersion": C.WORK_API_V2, "kind": "ResourceBinding", "metadata": metadata, "spec": spec})
 
 
 def collected_work(cluster: str, eps: dict, old: dict | None, now: str) -> dict:

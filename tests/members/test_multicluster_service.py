@@ -61,6 +61,7 @@ def test_consumer_gets_the_providers_endpoints_and_loses_them_with_the_provider_
     kubectl(members.kubeconfig("member1"), tmp_path / "kubectl-cache", "apply", "-f", str(tmp_path / "eps.yaml"))
     err = reconcile(cli, 10)
     assert "warning" not in err, err
+    assert "reconciled: 0 file(s) changed" in reconcile(cli, 11)  # collecting again changes nothing
     (eps,) = _slices(members, tmp_path, "member2")
     assert eps["metadata"]["name"] == "member1-web-abcde"
     assert eps["metadata"]["labels"]["endpointslice.kubernetes.io/managed-by"] == \
