@@ -32,7 +32,8 @@ Follows Karmada's ``pkg/controllers/multiclusterservice/`` (feature gate ``Multi
     ``work_name(ns, eps, "EndpointSlice")`` in ``karmada-es-<provider>`` (suspended, labels
     ``multiclusterservice.karmada.io/{namespace,name}`` and ``endpointslice.karmada.io/managed-by:
     MultiClusterService``); a collected Work whose EndpointSlice is gone is dropped. Offline runs
-    keep what the last online run collected.
+    keep what the last online run collected, or what ``karmactl observe mcs/NAME --endpointslices``
+    recorded (``karmactl/cli/observe_cmds.py``).
 
 ``endpointslice_dispatch_controller.go`` -> :func:`dispatch_step` (step ``endpointslice-dispatch``,
 before execution)

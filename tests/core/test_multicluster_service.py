@@ -208,3 +208,54 @@ def test_the_name_must_be_a_dns_1035_label(cli, state, tmp_path):
                                         "metadata: {name: 1web, namespace: default}\nspec: {types: [CrossCluster]}\n")
     code, _out, err = cli("apply", "-f", str(path))
     assert code == 2 and "metadata.name" in err and "DNS-1035" in err
+
+
+SLICE = """
+    apiVersion: discovery.k8s.io/v1
+    kind: EndpointSlice
+    metadata:
+      name: web-abcde
+      labels: {kubernetes.io/service-name: web}
+    addressType: IPv4
+    ports: [{port: 8080, protocol: TCP}]
+    endpoints:
+    - addresses: [10.1.0.7]
+    """
+
+
+def test_recorded_endpointslices_are_dispatched_to_consumers_by_an_offline_run(cli, three, tmp_path):
+    write(three / "apps" / "mcs.yaml", mcs("providerClusters: [{name: member1}]"))
+    cli.ok("reconcile", "--offline", "--now", NOW)
+    write(tmp_path / "slices.yaml", SLICE)
+    assert "1 EndpointSlice(s) recorded" in cli.ok("observe", "mcs/web", "--cluster", "member1",
+                                                   "--endpointslices", str(tmp_path / "slices.yaml"))
+    cli.ok("reconcile", "--offline", "--now", "2026-01-01T00:01:00Z")
+    works = _works(three)
+    assert works[("member1", "EndpointSlice")]["spec"]["suspendDispatching"] is True
+    for consumer in ("member2", "member3"):
+        eps = works[(consumer, "EndpointSlice")]["spec"]["workload"]["manifests"][0]
+        assert eps["metadata"]["name"] == "member1-web-abcde"
+        assert eps["metadata"]["labels"]["kubernetes.io/service-name"] == "web"
+        assert eps["metadata"]["annotations"]["endpointslice.karmada.io/provision-cluster"] == "member1"
+        assert eps["endpoints"] == [{"addresses": ["10.1.0.7"]}]
+    assert "DispatchEndpointSliceSucceed" in cli.ok("get", "events", "--field-selector",
+                                                    "regarding.kind=MultiClusterService")
+
+    # the provider now reports none: the consumers' copies go (never applied: dropped at once)
+    write(tmp_path / "slices.yaml", "apiVersion: v1\nkind: List\nitems: []\n")
+    cli.ok("observe", "mcs/web", "--cluster", "member1", "--endpointslices", str(tmp_path / "slices.yaml"))
+    cli.ok("reconcile", "--offline", "--now", "2026-01-01T00:02:00Z")
+    assert not any(kind == "EndpointSlice" for _c, kind in _works(three))
+
+
+def test_recording_endpointslices_needs_a_provider_and_slices_of_the_service(cli, three, tmp_path):
+    write(three / "apps" / "mcs.yaml", mcs())
+    cli.ok("reconcile", "--offline", "--now", NOW)
+    write(tmp_path / "slices.yaml", SLICE)
+    code, _out, err = cli("observe", "mcs/web", "--cluster", "member2", "--endpointslices", str(tmp_path / "slices.yaml"))
+    assert code == 1 and "no Work on cluster member2" in err
+    write(tmp_path / "other.yaml", SLICE.replace("service-name: web", "service-name: api"))
+    code, _out, err = cli("observe", "mcs/web", "--cluster", "member1", "--endpointslices", str(tmp_path / "other.yaml"))
+    assert code == 2 and "EndpointSlice default/web-abcde" in err and "kubernetes.io/service-name: web" in err
+    code, _out, err = cli("observe", "svc/web", "--cluster", "member1", "--endpointslices", str(tmp_path / "slices.yaml"))
+    assert code == 2 and "not a Service's" in err
