@@ -365,6 +365,20 @@ def _with_condition(key, mcs: dict, overlay: dict | None, ctype: str, want: tupl
     return new if changed else overlay
 
 
+def _idle(loaded, ctx) -> bool:
+    """True when ``loaded`` has no MultiClusterService and nothing one left behind (its bindings,
+    Works, status): then neither step has anything to do in this computation (checked once)."""
+    idle = ctx.memo.get("multicluster_service_idle")
+    if idle is None:
+        idle = not (any(k[:2] == (GROUP, KIND) for k in loaded.user)
+                    or any(k[:2] == (GROUP, KIND) for k in loaded.overlays)
+                    or any(((b.get("metadata") or {}).get("labels") or {}).get(BINDING_MANAGED_BY_LABEL) == KIND
+                           for b in loaded.bindings.values())
+                    or any(is_marker_work(w) or _is_eps_work(w) for w in loaded.works.values()))
+        ctx.memo["multicluster_service_idle"] = idle
+    return idle
+
+
 def step(loaded, out, now: str, ctx) -> bool:
     """Pipeline step ``multiclusterservice`` (``mcs_controller.go``): marker Works, the Service's
     ResourceBinding and condition ``ServiceApplied`` of every MCS; Works and bindings of MCSs that
@@ -372,6 +386,8 @@ def step(loaded, out, now: str, ctx) -> bool:
     from karmactl.controllers.cluster_status import clusters_of
     from karmactl.controllers.templates import template_view
 
+    if _idle(loaded, ctx):
+        return False
     clusters = {c["metadata"]["name"]: c for c in clusters_of(out)}
     mcss = live_mcs(out)
     changed = False
@@ -426,6 +442,8 @@ def dispatch_step(loaded, out, now: str, ctx) -> bool:
     ``EndpointSliceDispatched`` on the MCSs that have collected Works. True when ``out`` changed."""
     from karmactl.controllers.cluster_status import clusters_of
 
+    if _idle(loaded, ctx):
+        return False
     clusters = {c["metadata"]["name"]: c for c in clusters_of(out)}
     mcss = live_mcs(out)
     changed = False
