@@ -266,6 +266,12 @@ def reconcile(templates: dict, views: dict, claims: dict, pps: list[dict], cpps:
     for key in sorted(templates):
         obj = templates[key]
         _group, kind, ns, name = key
+        if claimed_elsewhere and key in claimed_elsewhere:
+            result.claims[key] = claimed_elsewhere[key]
+            # its binding is the claiming controller's
+            wanted.add(("work.karmada.io", "ResourceBinding" if ns else "ClusterResourceBinding", ns,
+                        binding_name(name, kind)))
+            continue
         policy = _claimed_policy(claims.get(key) or {}, pp_by_key, cpp_by_name)
         if policy is not None and policy_priority(policy, obj) == 0:
             policy = None  # the claimed policy no longer selects the template: release the claim (§2.6a)
@@ -280,10 +286,6 @@ def reconcile(templates: dict, views: dict, claims: dict, pps: list[dict], cpps:
         if policy is None:
             policy = best_policy(cpp_index.candidates(obj), obj)
         bkey = ("work.karmada.io", "ResourceBinding" if ns else "ClusterResourceBinding", ns, binding_name(name, kind))
-        if claimed_elsewhere and key in claimed_elsewhere:
-            result.claims[key] = claimed_elsewhere[key]
-            wanted.add(bkey)  # its binding is the claiming controller's
-            continue
         if policy is None:
             result.claims[key] = {}
             continue

@@ -45,7 +45,8 @@ before execution)
     execution layer applies it, so the consumer's Service has the provider's endpoints. Dispatched
     Works of clusters no longer consumers, or whose collected Work is gone, are deleted (with their
     member copies). Condition ``EndpointSliceDispatched`` True ``EndpointSliceDispatchedSucceed``
-    "EndpointSlice are dispatched successfully" once an MCS has a collected Work.
+    "EndpointSlice are dispatched successfully" while an MCS has a collected Work (removed when none
+    is left, where Karmada leaves the last one it set).
 
 Karmada's Events of these controllers are derived after the run (``karmactl/controllers/events.py``:
 SyncServiceSucceed/Failed, DispatchEndpointSliceSucceed); the warnings Karmada records as Events
