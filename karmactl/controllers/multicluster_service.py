@@ -357,7 +357,7 @@ def _with_condition(key, mcs: dict, overlay: dict | None, ctype: str, want: tupl
     if overlay is None and want is None:
         return None
     new = deepcopy(overlay) if overlay is not None else new_overlay(key, mcs)
-    if overlay is None:
+    if "status" not in new:
         new["status"] = {k: deepcopy(v) for k, v in (mcs.get("status") or {}).items() if k != "conditions"}
     if want is None:
         changed = remove_condition(new, ctype)
@@ -384,7 +384,7 @@ def step(loaded, out, now: str, ctx) -> bool:
     """Pipeline step ``multiclusterservice`` (``mcs_controller.go``): marker Works, the Service's
     ResourceBinding and condition ``ServiceApplied`` of every MCS; Works and bindings of MCSs that
     are gone removed. Returns True when ``out`` changed."""
-    from karmactl.controllers.cluster_status import clusters_of
+    from karmactl.controllers.cluster_status import clusters_of, stamp_creation
     from karmactl.controllers.templates import template_view
 
     if _idle(loaded, ctx):
@@ -416,8 +416,9 @@ def step(loaded, out, now: str, ctx) -> bool:
             wanted_bindings[bkey] = service_binding(view, svc, mcs, sorted(providers | consumers),
                                                     out.bindings.get(bkey), now)
             want = SERVICE_APPLIED
-        changed = out.set_overlay(key, _with_condition(key, mcs, out.overlays.get(key), COND_SERVICE_APPLIED,
-                                                       want, now)) or changed
+        # the creation time the API server would stamp (``get mcs`` shows its AGE), then the condition
+        overlay = stamp_creation(key, mcs, out.overlays.get(key), now)
+        changed = out.set_overlay(key, _with_condition(key, mcs, overlay, COND_SERVICE_APPLIED, want, now)) or changed
     for bkey, binding in wanted_bindings.items():
         changed = out.set_binding(bkey, binding) or changed
     for bkey in [k for k, b in out.bindings.items() if k not in wanted_bindings

@@ -109,7 +109,7 @@ def test_the_service_goes_to_providers_and_consumers_and_only_providers_get_the_
     assert got["metadata"]["labels"]["multiclusterservice.karmada.io/permanent-id"]
     applied = _cond(got, "ServiceApplied")
     assert (applied["status"], applied["reason"]) == ("True", "ServiceAppliedSucceed")
-    assert "web" in cli.ok("get", "multiclusterservices")
+    assert cli.ok("--now", "2026-01-01T01:00:00Z", "get", "multiclusterservices").split() == ["NAME", "AGE", "web", "60m"]
     events = cli.ok("get", "events", "--field-selector", "regarding.kind=MultiClusterService")
     assert "SyncServiceSucceed" in events and "Service is propagated to target clusters." in events
 
