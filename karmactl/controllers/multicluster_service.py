@@ -58,7 +58,7 @@ does for a policy that goes, DESIGN §3), where Karmada leaves the binding behin
 from __future__ import annotations
 
 from karmactl.api import constants as C
-from karmactl.api.objects import bump_generation, deepcopy, permanent_id, set_condition
+from karmactl.api.objects import bump_generation, deepcopy, get_condition, permanent_id, set_condition
 from karmactl.controllers.binding import delete_work, work_records
 from karmactl.controllers.names import (binding_name, cluster_of_execution_namespace, execution_namespace,
                                         work_name)
@@ -356,6 +356,11 @@ def _with_condition(key, mcs: dict, overlay: dict | None, ctype: str, want: tupl
 
     if overlay is None and want is None:
         return None
+    current = get_condition(overlay, ctype) if overlay is not None else None
+    if (current is None and want is None) or (
+            current is not None and want is not None and current.get("lastTransitionTime")
+            and (current.get("status"), current.get("reason"), current.get("message")) == want):
+        return overlay  # as it is: no copy
     new = deepcopy(overlay) if overlay is not None else new_overlay(key, mcs)
     if "status" not in new:
         new["status"] = {k: deepcopy(v) for k, v in (mcs.get("status") or {}).items() if k != "conditions"}
