@@ -27,6 +27,8 @@ PERMANENT_ID_LABELS = {
     "ResourceBinding": C.RB_PERMANENT_ID_LABEL,
     "ClusterResourceBinding": C.CRB_PERMANENT_ID_LABEL,
     "Work": C.WORK_PERMANENT_ID_LABEL,
+    # pkg/webhook/multiclusterservice/mutating.go
+    "MultiClusterService": "multiclusterservice.karmada.io/permanent-id",
 }
 
 PURGE_MODE_ALIASES = {"Immediately": "Directly", "Graciously": "Gracefully"}
@@ -128,7 +130,7 @@ def default_object(obj: dict, copy: bool = True) -> dict:
     * Secret: ``stringData`` folded into ``data``, as the API server stores a Secret;
     * PropagationPolicy / ClusterPropagationPolicy: see :func:`_default_propagation`;
     * OverridePolicy: empty selector namespaces := the policy namespace;
-    * policies, bindings and Works: the permanent-id label (``permanent_id(kind, namespace, name)``,
+    * policies, bindings, Works and MultiClusterServices: the permanent-id label (``permanent_id(kind, namespace, name)``,
       deterministic instead of Karmada's random UUID, DESIGN §3.5) when missing;
     * (Cluster)ResourceBinding: CRD defaults (``conflictResolution: Abort``,
       ``schedulePriority.priority: 0``, placement and failover defaults of the policy CRD);

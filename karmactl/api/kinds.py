@@ -72,6 +72,7 @@ BUILTIN_KINDS: tuple[KindInfo, ...] = (
     _k("work.karmada.io", "v1alpha1", "Work", "works", True, ("wk", "work"), karmada=True),
     _k("remedy.karmada.io", "v1alpha1", "Remedy", "remedies", False, ("remedy",), karmada=True),
     _k("networking.karmada.io", "v1alpha1", "MultiClusterIngress", "multiclusteringresses", True, ("mci",), karmada=True),
+    _k("networking.karmada.io", "v1alpha1", "MultiClusterService", "multiclusterservices", True, ("mcs",), karmada=True),
     _k("config.karmada.io", "v1alpha1", "ResourceInterpreterCustomization", "resourceinterpretercustomizations", False, ("ric",), karmada=True),
     # core
     _k("", "v1", "Namespace", "namespaces", False, ("ns",)),
@@ -117,7 +118,6 @@ BUILTIN_KINDS: tuple[KindInfo, ...] = (
 # defines them) rather than stored and never acted upon.
 UNSUPPORTED_KARMADA_KINDS: dict[tuple[str, str], str] = {
     ("policy.karmada.io", "FederatedResourceQuota"): "quota enforcement across clusters",
-    ("networking.karmada.io", "MultiClusterService"): "multi-cluster Service exposure and discovery",
     ("autoscaling.karmada.io", "FederatedHPA"): "federated autoscaling",
     ("autoscaling.karmada.io", "CronFederatedHPA"): "scheduled federated autoscaling",
 }

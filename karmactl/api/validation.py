@@ -189,6 +189,8 @@ def _karmada_errors(obj: dict, info: KindInfo) -> list[FieldError]:
                 errs.append(wrong_type(f"spec.workload.manifests[{i}]", manifest, "object"))
     elif kind == "MultiClusterIngress":
         errs += rules.ingress_spec_errors(spec)
+    elif kind == "MultiClusterService":
+        errs += rules.multicluster_service_errors(obj)
     elif kind == "ResourceInterpreterCustomization":
         errs += rules.customization_spec_errors(spec)
     return errs

@@ -743,3 +743,64 @@ def customization_spec_errors(spec: dict) -> list[FieldError]:
         if problem:
             errs.append(invalid(f"spec.customizations.{name}.luaScript", [], f"Lua syntax error: {problem}"))
     return errs
+
+
+# --- MultiClusterService ------------------------------------------------------------------------
+
+# Spec fields Karmada's multiclusterservice controllers never read (service_types.go marks the last
+# three deprecated "in favor of ProviderClusters/ConsumerClusters"; ``ports`` is documented as a
+# filter but no controller applies it): refused rather than stored and ignored.
+MCS_UNUSED_FIELDS = {
+    "ports": "Karmada's multiclusterservice controllers do not filter ports: every port of the Service is exposed",
+    "range": "deprecated in favor of providerClusters/consumerClusters, which Karmada's controllers read instead",
+    "serviceProvisionClusters": "deprecated in favor of providerClusters, which Karmada's controllers read instead",
+    "serviceConsumptionClusters": "deprecated in favor of consumerClusters, which Karmada's controllers read instead",
+}
+
+
+def multicluster_service_errors(obj: dict) -> list[FieldError]:
+    """MultiClusterService rules of ``pkg/webhook/multiclusterservice/validating.go`` (name a
+    DNS-1035 label; one type, ``CrossCluster`` or ``LoadBalancer``; provider/consumer cluster names
+    valid cluster names; port names DNS-1123 labels, unique; ports 1-65535), plus karmactl's refusals:
+    ``LoadBalancer`` exposure (done by ``karmada-io/multicluster-cloud-provider``, not by Karmada)
+    and the fields of :data:`MCS_UNUSED_FIELDS`."""
+    errs: list[FieldError] = []
+    name = _d(obj.get("metadata")).get("name")
+    if isinstance(name, str) and name:
+        errs += [invalid("metadata.name", name, m) for m in dns1035_label(name)]
+    spec = _d(obj.get("spec"))
+    types = _l(spec.get("types"))
+    names: set = set()
+    for i, port in enumerate(_l(spec.get("ports"))):
+        path = index("spec.ports", i)
+        pname = _d(port).get("name")
+        if isinstance(pname, str) and pname:
+            errs += [invalid(child(path, "name"), pname, m) for m in dns1123_label(pname)]
+            if pname in names:
+                errs.append(duplicate(child(path, "name"), pname))
+            names.add(pname)
+        pnum = _int(_d(port).get("port"))
+        if pnum is not None and not 1 <= pnum <= 65535:
+            errs.append(invalid(child(path, "port"), pnum, "must be between 1 and 65535, inclusive"))
+    for i, t in enumerate(types):
+        if t not in ("CrossCluster", "LoadBalancer"):
+            errs.append(invalid(index("spec.types", i), t, "ExposureType Error"))
+    if len({t for t in types if isinstance(t, str)}) > 1:
+        errs.append(invalid("spec.types", types, "MultiClusterService types should not contain more than one type"))
+    # the webhook reports them under spec.range.<field> (validating.go's paths); so does karmactl
+    for field_name in ("providerClusters", "consumerClusters"):
+        for i, sel in enumerate(_l(spec.get(field_name))):
+            cname = _d(sel).get("name")
+            if isinstance(cname, str):
+                path = index(f"spec.range.{field_name}", i)
+                errs += [invalid(path, cname, m) for m in cluster_name_errors(cname)]
+    if "LoadBalancer" in types:
+        errs.append(forbidden("spec.types", "LoadBalancer exposure is implemented by karmada-io/multicluster-cloud-"
+                                            "provider, not by Karmada's controllers; karmactl supports CrossCluster"))
+    elif isinstance(spec.get("types"), list) and not types:
+        errs.append(required("spec.types", "CrossCluster is the only exposure type karmactl implements; "
+                                           "an empty list would expose nothing"))
+    for field_name, why in MCS_UNUSED_FIELDS.items():
+        if spec.get(field_name) not in (None, [], {}):
+            errs.append(forbidden(f"spec.{field_name}", f"not supported by karmactl: {why}"))
+    return errs

@@ -427,6 +427,19 @@ WORKLOAD_REBALANCER_SPEC = Obj({
     "ttlSecondsAfterFinished": Int(minimum=0),
 }, ("workloads",))
 
+# --- MultiClusterService (networking.karmada.io, service_types.go) ------------------------------
+
+_CLUSTER_SELECTOR = Obj({"name": Str()}, ("name",))
+MULTICLUSTER_SERVICE_SPEC = Obj({
+    "types": STRINGS,
+    "ports": Arr(Obj({"name": Str(), "port": Int()}, ("port",))),
+    "range": Obj({"clusterNames": STRINGS}),
+    "serviceProvisionClusters": STRINGS,
+    "serviceConsumptionClusters": STRINGS,
+    "providerClusters": Arr(_CLUSTER_SELECTOR),
+    "consumerClusters": Arr(_CLUSTER_SELECTOR),
+}, ("types",))
+
 # kind -> (spec schema, spec required)
 SPEC_SCHEMAS: dict[tuple[str, str], tuple[Obj, bool]] = {
     ("cluster.karmada.io", "Cluster"): (CLUSTER_SPEC, True),
@@ -440,6 +453,7 @@ SPEC_SCHEMAS: dict[tuple[str, str], tuple[Obj, bool]] = {
     ("work.karmada.io", "Work"): (WORK_SPEC, True),
     ("remedy.karmada.io", "Remedy"): (REMEDY_SPEC, True),
     ("networking.karmada.io", "MultiClusterIngress"): (INGRESS_SPEC, False),
+    ("networking.karmada.io", "MultiClusterService"): (MULTICLUSTER_SERVICE_SPEC, True),
     ("config.karmada.io", "ResourceInterpreterCustomization"): (CUSTOMIZATION_SPEC, True),
     ("apps.karmada.io", "WorkloadRebalancer"): (WORKLOAD_REBALANCER_SPEC, True),
 }

@@ -11,6 +11,12 @@ planned and tested without members::
     karmactl reconcile --offline --now 2026-01-01T00:05:01Z     # past tolerationSeconds: evicted
 
 An online run replaces the record with what it reads from the member.
+
+For a MultiClusterService, ``--endpointslices FILE`` records the EndpointSlices a provider cluster
+reports for its Service, as an online run collects them (``multicluster_service.collect``): the
+next offline run dispatches them to the consumers' execution namespaces::
+
+    karmactl observe mcs/web --cluster member1 --endpointslices slices.yaml
 """
 from __future__ import annotations
 
@@ -34,8 +40,17 @@ def register(app: typer.Typer) -> None:
                                                      "(default: interpreted from --status-file)."),
                 status_file: Optional[str] = typer.Option(None, "--status-file",
                                                           help="YAML/JSON: the member object's status, or the whole object."),
+                endpointslices: Optional[str] = typer.Option(
+                    None, "--endpointslices", help="YAML/JSON: the EndpointSlices the cluster reports for the "
+                    "Service of a MultiClusterService (KIND/NAME mcs/NAME); replaces what was recorded."),
                 namespace: str = typer.Option("default", "-n", "--namespace")):
         """Record what a member reports about one workload (its status and health), for offline runs."""
+        if endpointslices is not None:
+            if health is not None or status_file is not None:
+                raise CLIError("--endpointslices records a MultiClusterService's EndpointSlices: "
+                               "give it without --health and --status-file")
+            observe_endpointslices_cmd(ctx.obj, target, cluster, endpointslices, namespace)
+            return
         observe_cmd(ctx.obj, target, cluster, health, status_file, namespace)
 
 
@@ -121,4 +136,80 @@ def observe_cmd(c: Context, target: str, cluster: str, health: str | None, statu
         + ("" if new is not work else " (unchanged)"))
 
 
-__all__ = ["observe_cmd", "register"]
+def _read_endpointslices(path: str, namespace: str, service: str) -> list[dict]:
+    """The EndpointSlices of a YAML/JSON file (documents or a List), each of the Service's namespace
+    and labelled ``kubernetes.io/service-name: <service>``.
+
+    Raises:
+        InputError: unreadable, not EndpointSlices, or of another Service (names the document).
+    """
+    from karmactl.controllers import multicluster_service as mcs
+    from karmactl.store.state import InputError, parse_documents
+
+    try:
+        text = open(path, encoding="utf-8").read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read file: {exc}", path) from None
+    slices = []
+    for item, _index, line in parse_documents(text, path):  # a List's items come one by one
+        if (item.get("apiVersion"), item.get("kind")) != (mcs.EPS_API, mcs.EPS_KIND):
+            raise InputError(f"expected {mcs.EPS_API} EndpointSlices, not {item.get('kind')}", path, line)
+        md = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
+        label = f"EndpointSlice {md.get('namespace') or namespace}/{md.get('name')}"
+        if not isinstance(md.get("name"), str) or not md["name"]:
+            raise InputError("an EndpointSlice needs a name", path, line, label, "metadata.name")
+        if (md.get("namespace") or namespace) != namespace:
+            raise InputError(f"must be in the Service's namespace {namespace}", path, line, label,
+                             "metadata.namespace")
+        if (md.get("labels") or {}).get(mcs.SERVICE_NAME_LABEL) != service:
+            raise InputError(f"must carry the label {mcs.SERVICE_NAME_LABEL}: {service}", path, line, label,
+                             "metadata.labels")
+        slices.append(dict(item, metadata=dict(md, namespace=namespace)))
+    return slices
+
+
+def observe_endpointslices_cmd(c: Context, target: str, cluster: str, path: str, namespace: str) -> None:
+    """Record the EndpointSlices provider ``cluster`` reports for MultiClusterService ``target``:
+    its collected EndpointSlice Works are replaced by those of the file.
+
+    Raises:
+        CLIError: the target is not a MultiClusterService (exit 2), or does not exist or has no
+            Work on that cluster (not one of its Ready providers; exit 1).
+        InputError: an unreadable or malformed file.
+    """
+    from karmactl.cli.commands import load_snapshot, store_of
+    from karmactl.cli.objects import find, not_found, resolve_kind
+    from karmactl.controllers import multicluster_service as mcs
+    from karmactl.controllers.names import execution_namespace, work_name
+    from karmactl.store.fsio import state_lock
+
+    if "/" not in target:
+        raise CLIError(f'invalid resource "{target}": expected mcs/NAME')
+    kind_name, name = target.split("/", 1)
+    store = store_of(c)
+    with state_lock(store.root):
+        snap = load_snapshot(c)
+        info = resolve_kind(snap, kind_name)
+        if (info.group, info.kind) != (mcs.GROUP, mcs.KIND):
+            raise CLIError(f"--endpointslices records a MultiClusterService's EndpointSlices, not a {info.kind}'s")
+        obj = find(snap, info, name, namespace)
+        if obj is None:
+            raise not_found(info, name)
+        slices = _read_endpointslices(path, namespace, name)
+        space = execution_namespace(cluster)
+        marker = ("work.karmada.io", "Work", space, work_name(namespace, name, mcs.KIND))
+        if marker not in snap.works:
+            raise CLIError(f"multiclusterservice/{name} has no Work on cluster {cluster}: it is not one of its "
+                           f"Ready providers (see `karmactl get works -n {space}`)", ExitCode.NOT_FOUND)
+        works = {k: w for k, w in snap.works.items() if k[2] == space and (k == marker or (
+            mcs.is_collected_work(w) and (w["metadata"]["labels"].get(mcs.NAMESPACE_LABEL),
+                                          w["metadata"]["labels"].get(mcs.NAME_LABEL)) == (namespace, name)))}
+        after = snap.copy_computed()
+        for wkey, work in mcs.collect(cluster, works, slices, c.now).items():
+            after.set_work(wkey, work)
+        changes = store.write_changes(snap, after)
+    out(f"multiclusterservice.{mcs.GROUP}/{name} observed on {cluster}: {len(slices)} EndpointSlice(s) recorded"
+        + ("" if changes else " (unchanged)"))
+
+
+__all__ = ["observe_cmd", "observe_endpointslices_cmd", "register"]

@@ -217,7 +217,8 @@ def _claimed_policy(claim: dict, pps: dict, cpps: dict) -> dict | None:
 
 def reconcile(templates: dict, views: dict, claims: dict, pps: list[dict], cpps: list[dict],
               bindings: dict, override_names: set, now: str, interpret_replica,
-              config: DetectorConfig | None = None, memo: dict | None = None) -> DetectorResult:
+              config: DetectorConfig | None = None, memo: dict | None = None,
+              claimed_elsewhere: dict | None = None) -> DetectorResult:
     """Compute the desired bindings for every template.
 
     Args:
@@ -232,6 +233,9 @@ def reconcile(templates: dict, views: dict, claims: dict, pps: list[dict], cpps:
         interpret_replica: ``f(obj) -> (replicas, replicaRequirements | None)``.
         memo: optional dict kept across the passes of one run (policy indexes, template hashes);
             entries are checked by identity, so passing the same dict is always safe.
+        claimed_elsewhere: template key -> claim metadata of another controller (a MultiClusterService's
+            ``resourcetemplate.karmada.io/claimed-by``): no policy claims those templates and their
+            bindings are left to that controller.
 
     Returns:
         A :class:`DetectorResult`; bindings of templates that are gone or unclaimed map to None.
@@ -262,6 +266,12 @@ def reconcile(templates: dict, views: dict, claims: dict, pps: list[dict], cpps:
     for key in sorted(templates):
         obj = templates[key]
         _group, kind, ns, name = key
+        if claimed_elsewhere and key in claimed_elsewhere:
+            result.claims[key] = claimed_elsewhere[key]
+            # its binding is the claiming controller's
+            wanted.add(("work.karmada.io", "ResourceBinding" if ns else "ClusterResourceBinding", ns,
+                        binding_name(name, kind)))
+            continue
         policy = _claimed_policy(claims.get(key) or {}, pp_by_key, cpp_by_name)
         if policy is not None and policy_priority(policy, obj) == 0:
             policy = None  # the claimed policy no longer selects the template: release the claim (§2.6a)
@@ -360,8 +370,10 @@ def build_binding(bkey, view: dict, obj: dict, policy: dict, old: dict | None, n
     # the dependencies distributor's depended-by labels stay (Karmada merges labels on update)
     labels.update((k, v) for k, v in (old_meta.get("labels") or {}).items() if k.startswith(DEPENDED_BY_LABEL_PREFIX))
     labels[id_label] = (old_meta.get("labels") or {}).get(id_label) or permanent_id(bkind, ns, bname)
+    # a policy taking over from a MultiClusterService drops its annotations (retrieveService)
     annotations = {k: v for k, v in (old_meta.get("annotations") or {}).items()
-                   if k not in (C.PP_NAMESPACE_ANNOTATION, C.PP_NAME_ANNOTATION, C.CPP_NAME_ANNOTATION)}
+                   if k not in (C.PP_NAMESPACE_ANNOTATION, C.PP_NAME_ANNOTATION, C.CPP_NAME_ANNOTATION,
+                                "multiclusterservice.karmada.io/name", "multiclusterservice.karmada.io/namespace")}
     annotations.update(claim["annotations"])
     metadata = {"name": bname}
     if ns:
@@ -429,6 +441,8 @@ class TemplateInputs:
         pps / cpps: (Cluster)PropagationPolicies that are not being deleted.
         override_names: ``{(kind, namespace, name)}`` of Override/ClusterOverridePolicies.
         views: template key -> (overlay, view) cache of :func:`template_view` by overlay identity.
+        claimed_elsewhere: Service key -> the claim of its MultiClusterService
+            (``multicluster_service.service_claims``).
     """
 
     config: DetectorConfig
@@ -438,6 +452,7 @@ class TemplateInputs:
     cpps: list
     override_names: set
     views: dict = field(default_factory=dict)
+    claimed_elsewhere: dict = field(default_factory=dict)
     replica_memo: dict = field(default_factory=dict)
     detector_memo: dict = field(default_factory=dict)
 
@@ -477,6 +492,7 @@ def _policy_ref(policy: dict) -> str:
 
 def template_inputs(loaded, ctx) -> TemplateInputs:
     """The :class:`TemplateInputs` of this computation (built on first use)."""
+    from karmactl.controllers.multicluster_service import service_claims
     from karmactl.controllers.templates import spec_hash
 
     inputs = ctx.memo.get("templates")
@@ -490,7 +506,8 @@ def template_inputs(loaded, ctx) -> TemplateInputs:
             config=config, templates=templates, hashes={k: spec_hash(o) for k, o in templates.items()},
             pps=live("PropagationPolicy"), cpps=live("ClusterPropagationPolicy"),
             override_names={(k[1], k[2], k[3]) for k in loaded.user if k[0] == "policy.karmada.io"
-                            and k[1] in ("OverridePolicy", "ClusterOverridePolicy")})
+                            and k[1] in ("OverridePolicy", "ClusterOverridePolicy")},
+            claimed_elsewhere=service_claims(loaded))
         ctx.memo["templates"] = inputs
     return inputs
 
@@ -515,7 +532,8 @@ def step(loaded, out, now: str, ctx) -> bool:
                   "annotations": (out.overlays.get(k) or {}).get("metadata", {}).get("annotations") or {}}
               for k in templates}
     det = reconcile(templates, views, claims, inputs.pps, inputs.cpps, out.bindings, inputs.override_names, now,
-                    lambda view: inputs.interpret_replica(view, interpreter), inputs.config, inputs.detector_memo)
+                    lambda view: inputs.interpret_replica(view, interpreter), inputs.config, inputs.detector_memo,
+                    inputs.claimed_elsewhere)
     for line in det.waiting:
         ctx.warn(line)
     for key, taker, loser in det.preempted:

@@ -27,6 +27,10 @@ changed                            SyncFailed (W)             ``execution-contro
 a Work's ``Dispatching`` changed   WorkDispatching            Work, ``execution-controller``
 karmactl's cluster taints changed  TaintClusterSucceed        Cluster, ``cluster-controller`` (Ready taints)
                                                               or ``cluster-taint-policy-controller``
+a MultiClusterService's            SyncServiceSucceed /       the MultiClusterService,
+``ServiceApplied`` changed         SyncServiceFailed (W)      ``multiclusterservice-controller``
+its ``EndpointSliceDispatched``    DispatchEndpointSlice-     the MultiClusterService,
+became True                        Succeed                    ``endpointslice-dispatch-controller``
 =================================  =========================  ==============================================
 
 Deviations: a new eviction task's note adds the task's reason (``Evict from cluster member1 succeed.
@@ -66,6 +70,8 @@ EXECUTION_CONTROLLER = "execution-controller"
 CLUSTER_CONTROLLER = "cluster-controller"
 TAINT_POLICY_CONTROLLER = "cluster-taint-policy-controller"
 TAINT_MANAGER = "taint-manager"
+MCS_CONTROLLER = "multiclusterservice-controller"
+EPS_DISPATCH_CONTROLLER = "endpointslice-dispatch-controller"
 DEFAULT_SCHEDULER = "default-scheduler"
 
 NORMAL, WARNING = "Normal", "Warning"
@@ -271,6 +277,8 @@ def derive_events(before: Snapshot, after: Snapshot, now: str, keep=None) -> lis
     for key, old, new in changed["overlays"]:
         if new is not None and key in after.user and key[:2] == ("cluster.karmada.io", "Cluster"):
             _cluster_events(rec, key, old, new, after)
+        elif new is not None and key in after.user and key[:2] == ("networking.karmada.io", "MultiClusterService"):
+            _mcs_events(rec, old, new)
     synced = {work_binding_key(new if new is not None else old) for _k, old, new in changed["works"]
               if _binding_controller_changed(old, new)}
     for bkey, old, new in changed["bindings"]:
@@ -409,6 +417,21 @@ def _cluster_events(rec: _Recorder, key: Key, old: dict | None, new: dict, after
     if any(t[0] not in _READY_TAINT_KEYS for t in changed):
         rec.record(ref, NORMAL, "TaintClusterSucceed", f"Update Cluster({key[3]}) with taints({message}) succeed",
                    TAINT_POLICY_CONTROLLER, "Taint")
+
+
+def _mcs_events(rec: _Recorder, old: dict | None, new: dict) -> None:
+    """``mcs_controller.go`` and ``endpointslice_dispatch_controller.go`` record on the MCS the
+    outcome of each reconcile: here, when the condition it sets changes."""
+    ref = _ref(new)
+    applied = _cond(new, "ServiceApplied")
+    if applied and applied != _cond(old, "ServiceApplied"):
+        ok = applied[0] == "True"
+        rec.record(ref, NORMAL if ok else WARNING, "SyncServiceSucceed" if ok else "SyncServiceFailed",
+                   applied[2], MCS_CONTROLLER, "SyncService")
+    dispatched = _cond(new, "EndpointSliceDispatched")
+    if dispatched and dispatched[0] == "True" and dispatched != _cond(old, "EndpointSliceDispatched"):
+        rec.record(ref, NORMAL, "DispatchEndpointSliceSucceed", dispatched[2], EPS_DISPATCH_CONTROLLER,
+                   "DispatchEndpointSlice")
 
 
 # --------------------------------------------------------------------------- recording

@@ -15,7 +15,7 @@ What is translated and where it goes:
   flag for become ``kubectl`` lines;
 * the ConfigMap ``karmada-system/karmactl-config`` becomes karmada-controller-manager flags
   (``cmd/controller-manager/app/options/options.go``, ``cluster_failover.go``) and feature gates
-  (``pkg/features/features.go``).
+  (``pkg/features/features.go``); MultiClusterServices add the gate ``MultiClusterService``.
 """
 from __future__ import annotations
 
@@ -191,7 +191,8 @@ def translate(objects: list, access: dict) -> Export:
             ex.lossy.append(Lossy(f"Cluster {j.name}", "", "spec.syncMode",
                                   "Pull clusters join by running `karmadactl register` on the member (see join.sh)"))
     has_taint_policies = any(o.get("kind") == "ClusterTaintPolicy" for o in buckets["20-policies.yaml"])
-    _settings_flags(ex, settings or {}, has_taint_policies)
+    _settings_flags(ex, settings or {}, has_taint_policies,
+                    any(o.get("kind") == "MultiClusterService" for o in buckets["20-policies.yaml"]))
     return ex
 
 
@@ -256,8 +257,9 @@ def _seconds(value: float) -> str:
     return f"{int(value)}s" if float(value).is_integer() else f"{value}s"
 
 
-def _settings_flags(ex: Export, data: dict, has_taint_policies: bool) -> None:
-    """karmada-controller-manager flags for karmactl-config's ``data``."""
+def _settings_flags(ex: Export, data: dict, has_taint_policies: bool, has_mcs: bool = False) -> None:
+    """karmada-controller-manager flags for karmactl-config's ``data`` (``has_mcs``: the state has
+    MultiClusterServices, whose controllers Karmada runs only with the gate ``MultiClusterService``)."""
     from karmactl.api.snapshot import Settings
 
     s = Settings.from_snapshot(_settings_snapshot(data))
@@ -268,6 +270,8 @@ def _settings_flags(ex: Export, data: dict, has_taint_policies: bool) -> None:
         gates["Failover"] = "true"
     if s.policy_preemption:
         gates["PropagationPolicyPreemption"] = "true"
+    if has_mcs:  # alpha, off by default (pkg/features/features.go)
+        gates["MultiClusterService"] = "true"
     if gates:
         cm.append("--feature-gates=" + ",".join(f"{k}={v}" for k, v in gates.items()))
     if s.cluster_failover:

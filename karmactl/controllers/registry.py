@@ -13,6 +13,7 @@ The order is Karmada's flow of one object through its controllers (semantics §1
 cluster status, remedy,     what is known of each member cluster (conditions, taints)
 cluster taints
 detector                    template -> policy -> ResourceBinding
+MultiClusterService         the Service's ResourceBinding (providers and consumers), marker Works
 workload rebalancer         ``rescheduleTriggeredAt`` on the bindings a WorkloadRebalancer lists
 binding status              the workload status observed in this run, into the bindings
 taint manager,              evictions decided on this pass's clusters and workload health
@@ -21,6 +22,7 @@ scheduler                   placement (``spec.clusters``)
 dependencies distributor    attached bindings of ``propagateDeps`` dependencies (``requiredBy``)
 graceful eviction           eviction tasks kept or dropped once the replacement is healthy
 binding, namespace sync     Works in the execution namespaces
+EndpointSlice dispatch      collected provider EndpointSlices as Works for the consumers
 execution                   the Work's ``Dispatching`` condition (applying is the member layer's)
 MultiClusterIngress,        status: Works -> bindings -> templates
 binding status,
@@ -35,7 +37,7 @@ from typing import Callable, NamedTuple
 
 from karmactl.controllers import (application_failover, binding, binding_status, cluster_status, cluster_taints,
                                   dependencies_distributor, detector, execution, graceful_eviction,
-                                  multicluster_ingress, namespace_sync, remedy, scheduling, taint_manager,
+                                  multicluster_ingress, multicluster_service, namespace_sync, remedy, scheduling, taint_manager,
                                   template_status, workload_rebalancer)
 
 
@@ -53,6 +55,7 @@ PIPELINE: tuple[Step, ...] = (
     Step("cluster-taints", "pkg/controllers/cluster/cluster_controller.go (taintClusterByCondition), "
                            "pkg/controllers/taint/clustertaintpolicy_controller.go", cluster_taints.step),
     Step("detector", "pkg/detector/detector.go", detector.step),
+    Step("multiclusterservice", "pkg/controllers/multiclusterservice/mcs_controller.go", multicluster_service.step),
     Step("workload-rebalancer", "pkg/controllers/workloadrebalancer/workloadrebalancer_controller.go",
          workload_rebalancer.step),
     # the status observed on the members reaches the bindings before anything decides on it
@@ -64,6 +67,8 @@ PIPELINE: tuple[Step, ...] = (
     Step("graceful-eviction", "pkg/controllers/gracefuleviction/", graceful_eviction.step),
     Step("binding", "pkg/controllers/binding/binding_controller.go", binding.step),
     Step("namespace-sync", "pkg/controllers/namespace/namespace_sync_controller.go", namespace_sync.step),
+    Step("endpointslice-dispatch", "pkg/controllers/multiclusterservice/endpointslice_dispatch_controller.go",
+         multicluster_service.dispatch_step),
     Step("execution", "pkg/controllers/execution/execution_controller.go", execution.step),
     Step("multicluster-ingress", "pkg/apis/networking/v1alpha1/ingress_types.go (status.trafficBlockClusters), "
                                  "Remedy design document", multicluster_ingress.step),

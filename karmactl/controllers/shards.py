@@ -40,8 +40,11 @@ OVERLAYS = "overlays"
 def has_cross_template_dependencies(snap: Snapshot) -> bool:
     """Whether a binding of ``snap`` may require another template's binding (``propagateDeps``
     on a policy or a binding, or a binding with ``requiredBy``): the dependencies distributor
-    then joins templates no key hash keeps together, so such a snapshot is computed whole."""
+    then joins templates no key hash keeps together, so such a snapshot is computed whole; so is
+    one with a MultiClusterService (``multicluster_service.py``)."""
     for key, obj in snap.user.items():
+        if key[:2] == ("networking.karmada.io", "MultiClusterService"):
+            return True  # its Service's binding and EndpointSlice Works span clusters and Works of no binding
         if key[0] == "policy.karmada.io" and key[1] in ("PropagationPolicy", "ClusterPropagationPolicy") \
                 and (obj.get("spec") or {}).get("propagateDeps"):
             return True

@@ -235,7 +235,8 @@ class MemberLayer:
 
     def observe(self, snap: Snapshot, now: str, report) -> Snapshot:
         """Read every member copy of every Work and record its status as observed at ``now``
-        (``pkg/controllers/status/work_status_controller.go``, §9.7).
+        (``pkg/controllers/status/work_status_controller.go``, §9.7), and collect the EndpointSlices
+        of MultiClusterService providers (``karmactl/members/endpointslices.py``).
 
         Members whose probe failed this run are not read, and are not in
         :meth:`observed_clusters`: what their Works say is from an earlier run. Returns a new
@@ -243,6 +244,7 @@ class MemberLayer:
         """
         from karmactl.interpreter import Interpreter
         from karmactl.members.clients import MemberUnreachable
+        from karmactl.members.endpointslices import collect_member
         from karmactl.members.executing import MemberCopies, MemberOutcome, observe_member
 
         if not self._probes and not self._clients:
@@ -256,6 +258,11 @@ class MemberLayer:
             copies = MemberCopies(self._client(clusters[name])[0])
             try:
                 oc = observe_member(by_cluster[name], copies, now, interpreter)
+                # a MultiClusterService provider: its EndpointSlices (endpointslice_collect_controller.go)
+                collected, warning = collect_member(name, by_cluster[name], copies, now)
+                oc.works.update(collected)
+                if warning:
+                    oc.warnings.append(warning)
             except MemberUnreachable as exc:
                 self._copies.pop(name, None)
                 return MemberOutcome(error=f"cluster is not reachable: {exc}")

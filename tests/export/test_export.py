@@ -160,6 +160,12 @@ def test_check_on_a_kube_apiserver_karmactl_starts_accepts_the_samples_and_lists
         metadata: {name: extra, namespace: default}
         spec: {size: 1, configMapName: extra, alias: Name, colour: blue}
         """)
+    write(state / "mcs.yaml", """
+        apiVersion: networking.karmada.io/v1alpha1
+        kind: MultiClusterService
+        metadata: {name: web, namespace: default}
+        spec: {types: [CrossCluster], providerClusters: [{name: member1}], consumerClusters: [{name: member2}]}
+        """)
     out = tmp_path / "handoff"
     code, _out, err = cli("export", "--to-karmada", str(out), "--check", "--check-kube-apiserver", apiserver_binary,
                           "--check-crds", str(real.KARMADA_CRDS))
@@ -167,7 +173,7 @@ def test_check_on_a_kube_apiserver_karmactl_starts_accepts_the_samples_and_lists
     report = (out / "REPORT.md").read_text()
     check = report.split("## Check against Karmada's CRDs")[1]
     assert "REJECTED" not in check and "started for the check" in check
-    for name, count in (("00-crds.yaml", 1), ("20-policies.yaml", 10), ("30-resources.yaml", 4)):
+    for name, count in (("00-crds.yaml", 1), ("20-policies.yaml", 11), ("30-resources.yaml", 4)):
         assert f"- `{name}`: {count}/{count} accepted" in check, check
     for path in LOSSY_APP:
         assert f"`{path}`" in report
@@ -233,3 +239,25 @@ def test_cluster_failover_fields_karmada_lacks_are_left_out_and_listed(cli, stat
     docs = documents(out)
     assert "failover" not in find(docs, "ClusterPropagationPolicy", "keep")["spec"]
     assert find(docs, "ClusterPropagationPolicy", "slow")["spec"]["failover"] == {"cluster": {"purgeMode": "Gracefully"}}
+
+
+def test_multiclusterservices_go_with_the_policies_and_turn_their_feature_gate_on(cli, state, tmp_path):
+    member_clusters(state)
+    write(state / "web.yaml", """
+        apiVersion: v1
+        kind: Service
+        metadata: {name: web, namespace: default}
+        spec: {selector: {app: web}, ports: [{port: 80}]}
+        ---
+        apiVersion: networking.karmada.io/v1alpha1
+        kind: MultiClusterService
+        metadata: {name: web, namespace: default}
+        spec: {types: [CrossCluster], providerClusters: [{name: member1}], consumerClusters: [{name: member2}]}
+        """)
+    out = tmp_path / "handoff"
+    cli.ok("export", "--to-karmada", str(out))
+    (mcs,) = [d for d in yaml.safe_load_all((out / "20-policies.yaml").read_text()) if d]
+    assert mcs["kind"] == "MultiClusterService" and "labels" not in mcs["metadata"]  # Karmada's webhook sets the id
+    assert [d["kind"] for d in yaml.safe_load_all((out / "30-resources.yaml").read_text()) if d] == ["Service"]
+    flags = (out / "karmada-controller-manager.flags").read_text().split()
+    assert flags[0] == "--feature-gates=Failover=true,MultiClusterService=true"

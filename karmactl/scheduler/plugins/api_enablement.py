@@ -26,6 +26,15 @@ def api_enabled(cluster: dict, api_version: str, kind: str) -> bool:
     return False
 
 
+def api_disabled(cluster: dict, api_version: str, kind: str) -> bool:
+    """``Cluster.APIEnablement(gvk) == APIDisabled``: not listed in ``status.apiEnablements`` while
+    the condition ``CompleteAPIEnablements`` is True (an incomplete list means "unknown")."""
+    if api_enabled(cluster, api_version, kind):
+        return False
+    return any(c.get("type") == "CompleteAPIEnablements" and c.get("status") == "True"
+               for c in (cluster.get("status") or {}).get("conditions") or [])
+
+
 class APIEnablement:
     """Passes clusters already in ``spec.clusters`` (never drop a placement because an API list is
     momentarily incomplete: controllers recreate the objects once the API is back); otherwise the
