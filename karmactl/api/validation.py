@@ -191,4 +191,6 @@ def _karmada_errors(obj: dict, info: KindInfo) -> list[FieldError]:
         errs += rules.ingress_spec_errors(spec)
     elif kind == "ResourceInterpreterCustomization":
         errs += rules.customization_spec_errors(spec)
+    elif kind == "FederatedResourceQuota":
+        errs += rules.federated_resource_quota_errors((obj.get("metadata") or {}).get("name"), spec)
     return errs

@@ -427,6 +427,14 @@ WORKLOAD_REBALANCER_SPEC = Obj({
     "ttlSecondsAfterFinished": Int(minimum=0),
 }, ("workloads",))
 
+# --- FederatedResourceQuota (policy.karmada.io) ------------------------------------------------
+
+RESOURCE_LIST = Map(QUANTITY)
+FEDERATED_RESOURCE_QUOTA_SPEC = Obj({
+    "overall": RESOURCE_LIST,
+    "staticAssignments": Arr(Obj({"clusterName": Str(), "hard": RESOURCE_LIST}, ("clusterName", "hard"))),
+}, ("overall",))
+
 # kind -> (spec schema, spec required)
 SPEC_SCHEMAS: dict[tuple[str, str], tuple[Obj, bool]] = {
     ("cluster.karmada.io", "Cluster"): (CLUSTER_SPEC, True),
@@ -442,4 +450,5 @@ SPEC_SCHEMAS: dict[tuple[str, str], tuple[Obj, bool]] = {
     ("networking.karmada.io", "MultiClusterIngress"): (INGRESS_SPEC, False),
     ("config.karmada.io", "ResourceInterpreterCustomization"): (CUSTOMIZATION_SPEC, True),
     ("apps.karmada.io", "WorkloadRebalancer"): (WORKLOAD_REBALANCER_SPEC, True),
+    ("policy.karmada.io", "FederatedResourceQuota"): (FEDERATED_RESOURCE_QUOTA_SPEC, True),
 }

@@ -20,11 +20,14 @@ application failover
 scheduler                   placement (``spec.clusters``)
 dependencies distributor    attached bindings of ``propagateDeps`` dependencies (``requiredBy``)
 graceful eviction           eviction tasks kept or dropped once the replacement is healthy
-binding, namespace sync     Works in the execution namespaces
+binding, namespace sync,    Works in the execution namespaces
+FederatedResourceQuota sync
 execution                   the Work's ``Dispatching`` condition (applying is the member layer's)
 MultiClusterIngress,        status: Works -> bindings -> templates
 binding status,
-template status
+template status,
+FederatedResourceQuota      status: member ResourceQuotas (and bindings, gate
+status                      ``FederatedQuotaEnforcement``) -> FederatedResourceQuotas
 ==========================  ===============================================================
 
 Nothing registers itself on import: this tuple is the whole list.
@@ -37,6 +40,7 @@ from karmactl.controllers import (application_failover, binding, binding_status,
                                   dependencies_distributor, detector, execution, graceful_eviction,
                                   multicluster_ingress, namespace_sync, remedy, scheduling, taint_manager,
                                   template_status, workload_rebalancer)
+from karmactl.controllers import federated_resource_quota
 
 
 class Step(NamedTuple):
@@ -64,12 +68,18 @@ PIPELINE: tuple[Step, ...] = (
     Step("graceful-eviction", "pkg/controllers/gracefuleviction/", graceful_eviction.step),
     Step("binding", "pkg/controllers/binding/binding_controller.go", binding.step),
     Step("namespace-sync", "pkg/controllers/namespace/namespace_sync_controller.go", namespace_sync.step),
+    Step("federated-resource-quota-sync",
+         "pkg/controllers/federatedresourcequota/federated_resource_quota_sync_controller.go",
+         federated_resource_quota.sync_step),
     Step("execution", "pkg/controllers/execution/execution_controller.go", execution.step),
     Step("multicluster-ingress", "pkg/apis/networking/v1alpha1/ingress_types.go (status.trafficBlockClusters), "
                                  "Remedy design document", multicluster_ingress.step),
     Step("binding-status", "pkg/controllers/status/rb_status_controller.go", binding_status.step),
     Step("template-status", "pkg/controllers/status/rb_status_controller.go (updateResourceStatus)",
          template_status.step),
+    Step("federated-resource-quota-status",
+         "pkg/controllers/federatedresourcequota/federated_resource_quota_status_controller.go, "
+         "federated_resource_quota_enforcement_controller.go", federated_resource_quota.status_step),
 )
 
 

@@ -10,7 +10,9 @@ exceptions read other templates' results:
   (``multicluster_ingress.py``, after ``pkg/controllers/multiclusteringress``);
 * the dependencies distributor gives a workload's ConfigMaps, Secrets, ... bindings that follow
   the workload's: a snapshot with ``propagateDeps`` is not split at all
-  (:func:`has_cross_template_dependencies`).
+  (:func:`has_cross_template_dependencies`);
+* a FederatedResourceQuota sums (and its enforcement checks) every ResourceBinding of its
+  namespace: a snapshot with one is not split either.
 
 A shard therefore gets every object that is not a template (Clusters, policies, Remedies,
 MultiClusterIngresses, settings), every Namespace and Service with what was computed for them,
@@ -40,8 +42,11 @@ OVERLAYS = "overlays"
 def has_cross_template_dependencies(snap: Snapshot) -> bool:
     """Whether a binding of ``snap`` may require another template's binding (``propagateDeps``
     on a policy or a binding, or a binding with ``requiredBy``): the dependencies distributor
-    then joins templates no key hash keeps together, so such a snapshot is computed whole."""
+    then joins templates no key hash keeps together, so such a snapshot is computed whole.
+    A FederatedResourceQuota reads every binding of its namespace: True as well."""
     for key, obj in snap.user.items():
+        if key[:2] == ("policy.karmada.io", "FederatedResourceQuota"):
+            return True
         if key[0] == "policy.karmada.io" and key[1] in ("PropagationPolicy", "ClusterPropagationPolicy") \
                 and (obj.get("spec") or {}).get("propagateDeps"):
             return True
