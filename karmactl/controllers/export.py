@@ -268,6 +268,12 @@ def _settings_flags(ex: Export, data: dict, has_taint_policies: bool) -> None:
         gates["Failover"] = "true"
     if s.policy_preemption:
         gates["PropagationPolicyPreemption"] = "true"
+    if s.federated_quota_enforcement:
+        # the controller manager sums overallUsed from the bindings; the webhook refuses placements
+        gates["FederatedQuotaEnforcement"] = "true"
+        ex.notes.append("federatedQuotaEnforcement is true: start karmada-webhook with "
+                        "--feature-gates=FederatedQuotaEnforcement=true as well (its ResourceBinding webhook "
+                        "refuses placements beyond a FederatedResourceQuota's overall)")
     if gates:
         cm.append("--feature-gates=" + ",".join(f"{k}={v}" for k, v in gates.items()))
     if s.cluster_failover:

@@ -182,3 +182,19 @@ def test_without_the_gate_the_scheduler_ignores_overall(cli, state):
     assert _scheduled(_binding(state, "small"))["reason"] == "Success"
     quota = yaml.safe_load(cli.ok("get", "federatedresourcequota", "team-quota", "-n", "default", "-o", "yaml"))
     assert "overallUsed" not in quota["status"]  # summed from the members' ResourceQuotas: none observed offline
+
+
+def test_export_hands_the_quota_over_with_the_feature_gate(cli, state, tmp_path):
+    from tests.export.test_export import documents, find, member_clusters
+
+    member_clusters(state)
+    write(state / "quota.yaml", QUOTA + "---" + GATE_ON)
+    out = tmp_path / "handoff"
+    code, _out, err = cli("export", "--to-karmada", str(out))
+    assert code == 0, err
+    quota = find(documents(out), "FederatedResourceQuota", "team-quota")
+    assert quota["spec"]["staticAssignments"][1] == {"clusterName": "member2", "hard": {"cpu": "1000m", "memory": "1024Mi"}}
+    assert "FederatedResourceQuota" in [d["kind"] for d in yaml.safe_load_all((out / "20-policies.yaml").read_text())]
+    flags = (out / "karmada-controller-manager.flags").read_text().split()
+    assert "--feature-gates=Failover=true,FederatedQuotaEnforcement=true" in flags
+    assert "karmada-webhook with --feature-gates=FederatedQuotaEnforcement=true" in (out / "REPORT.md").read_text()
