@@ -26,6 +26,8 @@ enforcement (gate ``FederatedQuotaEnforcement``, setting ``federatedQuotaEnforce
     FederatedResourceQuota(<ns>/<name>) exceeded for resource <r>: requested sum <q>, limit <l>.``
 
 Quantities are printed as Kubernetes prints them (``karmactl.api.quantity.canonical_quantity``).
+Bindings are placed in the order of their keys (namespace, name), so of two that do not both fit
+the first by name is admitted; Karmada admits whichever the scheduler's queue hands over first.
 Deviations: where several resources exceed at once the first by name is reported (Karmada walks a Go
 map); a member ResourceQuota without ``status`` (karmactl's emulator and a bare kube-apiserver run no
 quota controller) contributes no ``aggregatedStatus`` item, where Karmada would fail to decode it;
