@@ -198,3 +198,16 @@ def test_export_hands_the_quota_over_with_the_feature_gate(cli, state, tmp_path)
     flags = (out / "karmada-controller-manager.flags").read_text().split()
     assert "--feature-gates=Failover=true,FederatedQuotaEnforcement=true" in flags
     assert "karmada-webhook with --feature-gates=FederatedQuotaEnforcement=true" in (out / "REPORT.md").read_text()
+
+
+def test_usage_of_a_binding_with_components_counts_each_component_per_scheduled_cluster():
+    from karmactl.controllers.federated_resource_quota import resource_usage
+
+    binding = {"spec": {"clusters": [{"name": "member1"}, {"name": "member2"}],
+                        "components": [{"name": "jobmanager", "replicas": 1,
+                                        "replicaRequirements": {"resourceRequest": {"cpu": "1", "memory": "1Gi"}}},
+                                       {"name": "taskmanager", "replicas": 2,
+                                        "replicaRequirements": {"resourceRequest": {"cpu": "500m"}}}]}}
+    usage = {name: str(amount) for name, (amount, _fmt) in resource_usage(binding).items()}
+    assert usage == {"cpu": "4", "memory": str(2 * 2**30)}  # (1 + 2 x 0.5) CPU and 1Gi, on each of 2 clusters
+    assert resource_usage({"spec": dict(binding["spec"], clusters=[])}) == {}
