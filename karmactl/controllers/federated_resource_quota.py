@@ -350,8 +350,8 @@ def sync_step(loaded, out, now: str, ctx) -> bool:
     """Pipeline step ``federated-resource-quota-sync``: ResourceQuota Works for every static
     assignment (``federated_resource_quota_sync_controller.go``)."""
     quotas = {k: out.user[k] for k in out.keys_of_kind(FRQ_GROUP, FRQ_KIND)}
-    if not quotas and not any(is_quota_work(w) for w in out.works.values()):
-        return False
+    if not quotas and not _loaded(loaded, ctx)[0]:
+        return False  # no quota and no quota Work to clean up (only this step makes them)
     clusters = [key[3] for key in out.keys_of_kind("cluster.karmada.io", "Cluster")]
     changed = False
     for wkey, work in sync(quotas, clusters, out.works, now).items():
@@ -436,9 +436,21 @@ def status_step(loaded, out, now: str, ctx) -> bool:
         old = out.overlays.get(key)
         changed = out.set_overlay(key, old if old == new else new) or changed
     live = set(keys)
-    for key in [k for k in out.overlays if k[:2] == (FRQ_GROUP, FRQ_KIND) and k not in live]:
-        changed = out.set_overlay(key, None) or changed
+    for key in _loaded(loaded, ctx)[1]:
+        if key not in live:
+            changed = out.set_overlay(key, None) or changed  # the status of a deleted quota
     return changed
+
+
+def _loaded(loaded, ctx) -> tuple[bool, list]:
+    """(whether ``loaded`` has quota Works, the quota overlay keys of ``loaded``), computed once per
+    computation (``ctx.memo``): a state directory without quotas costs no scan per pass."""
+    memo = ctx.memo.get("federated-resource-quota")
+    if memo is None or memo[0] is not loaded:
+        memo = (loaded, (any(is_quota_work(w) for w in loaded.works.values()),
+                         [k for k in loaded.overlays if k[:2] == (FRQ_GROUP, FRQ_KIND)]))
+        ctx.memo["federated-resource-quota"] = memo
+    return memo[1]
 
 
 def scheduler_admission(out, ctx) -> QuotaAdmission | None:
