@@ -121,10 +121,17 @@ _DECIMAL_SUFFIXES = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 1
 _BINARY_SUFFIXES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
 
 
+_FORMATS: dict[str, str] = {}
+
+
 def quantity_format(value) -> str:
     """The format a quantity keeps when Kubernetes prints it again (``resource.Quantity.Format``):
     BinarySI for ``Ki``..``Ei`` suffixes, DecimalExponent for ``e``/``E`` exponents, else DecimalSI
     (integers included)."""
+    return _memo(_FORMATS, value, _quantity_format)
+
+
+def _quantity_format(value) -> str:
     if isinstance(value, str):
         m = _RE.match(value.strip())
         if m and m.group(2) and m.group(2).endswith("i"):

@@ -128,13 +128,25 @@ def resource_usage(binding: dict) -> Amounts:
     return usage
 
 
-def namespace_usage(bindings: dict, namespace: str, overall: dict) -> Amounts:
+def cached_usage(binding: dict, cache: dict | None) -> Amounts:
+    """:func:`resource_usage`, remembered in ``cache`` (``{id(binding): (binding, usage)}``, kept for
+    one computation: bindings are replaced, never modified, so identity says it is the same)."""
+    if cache is None:
+        return resource_usage(binding)
+    hit = cache.get(id(binding))
+    if hit is None or hit[0] is not binding:
+        hit = (binding, resource_usage(binding))
+        cache[id(binding)] = hit
+    return hit[1]
+
+
+def namespace_usage(bindings: dict, namespace: str, overall: dict, cache: dict | None = None) -> Amounts:
     """``calculateUsedWithResourceBinding``: the usage of every ResourceBinding of ``namespace``,
-    summed, limited to the resources named in ``overall``."""
+    summed, limited to the resources named in ``overall``. ``cache``: see :func:`cached_usage`."""
     total: Amounts = {}
     for key in sorted(bindings):
         if key[1] == "ResourceBinding" and key[2] == namespace:
-            for name, (amount, fmt) in resource_usage(bindings[key]).items():
+            for name, (amount, fmt) in cached_usage(bindings[key], cache).items():
                 _add(total, name, amount, fmt)
     return {name: total[name] for name in overall if name in total}
 
@@ -187,15 +199,17 @@ class QuotaAdmission:
     Args:
         quotas: FederatedResourceQuota key -> object (user objects).
         bindings: binding key -> binding, before this step.
+        cache: optional usage cache (:func:`cached_usage`).
     """
 
-    def __init__(self, quotas: dict, bindings: dict):
+    def __init__(self, quotas: dict, bindings: dict, cache: dict | None = None):
         self.quotas = {k: q for k, q in sorted(quotas.items())}
+        self.cache = cache
         self.used: dict = {}
         for key, quota in self.quotas.items():
             overall = (quota.get("spec") or {}).get("overall")
             if overall is not None:
-                self.used[key] = {n: a for n, (a, _f) in namespace_usage(bindings, key[2], overall).items()}
+                self.used[key] = {n: a for n, (a, _f) in namespace_usage(bindings, key[2], overall, cache).items()}
 
     def admit(self, old: dict, new: dict, now: str) -> dict:
         """The binding the scheduler ends up with: ``new`` when the webhook admits the update of
@@ -211,7 +225,7 @@ class QuotaAdmission:
         quotas = [(k, q) for k, q in self.quotas.items() if k[2] == namespace and k in self.used]
         if not quotas:
             return new
-        new_usage, old_usage = resource_usage(new), resource_usage(old)
+        new_usage, old_usage = cached_usage(new, self.cache), cached_usage(old, self.cache)
         delta = {}
         for name in set(new_usage) | set(old_usage):
             d = new_usage.get(name, (Fraction(0), ""))[0] - old_usage.get(name, (Fraction(0), ""))[0]
@@ -399,14 +413,15 @@ def members_used(items: list[dict]) -> dict:
     return _printed(total)
 
 
-def quota_status(quota_key, quota: dict, works: dict, bindings: dict, enforcement: bool) -> dict:
+def quota_status(quota_key, quota: dict, works: dict, bindings: dict, enforcement: bool,
+                 cache: dict | None = None) -> dict:
     """``status`` of one FederatedResourceQuota: ``overall``, ``overallUsed`` (omitted when empty) and
     ``aggregatedStatus`` (omitted when empty); ``overallUsed`` from the bindings under the gate
-    ``FederatedQuotaEnforcement``, else from the members."""
+    ``FederatedQuotaEnforcement``, else from the members. ``cache``: see :func:`cached_usage`."""
     items = aggregated_status(quota_key, works)
     overall = (quota.get("spec") or {}).get("overall") or {}
     if enforcement:
-        used = _printed(namespace_usage(bindings, quota_key[2], overall))
+        used = _printed(namespace_usage(bindings, quota_key[2], overall, cache))
     else:
         used = members_used(items)
     status = {}
@@ -432,7 +447,7 @@ def status_step(loaded, out, now: str, ctx) -> bool:
             quota_works = {k: w for k, w in out.works.items() if is_quota_work(w)}
         quota = out.user[key]
         new = new_overlay(key, quota)
-        new["status"] = quota_status(key, quota, quota_works, out.bindings, enforcement)
+        new["status"] = quota_status(key, quota, quota_works, out.bindings, enforcement, _usage_cache(ctx))
         old = out.overlays.get(key)
         changed = out.set_overlay(key, old if old == new else new) or changed
     live = set(keys)
@@ -440,6 +455,10 @@ def status_step(loaded, out, now: str, ctx) -> bool:
         if key not in live:
             changed = out.set_overlay(key, None) or changed  # the status of a deleted quota
     return changed
+
+
+def _usage_cache(ctx) -> dict:
+    return ctx.memo.setdefault("federated-resource-quota-usage", {})
 
 
 def _loaded(loaded, ctx) -> tuple[bool, list]:
@@ -458,9 +477,9 @@ def scheduler_admission(out, ctx) -> QuotaAdmission | None:
     if not ctx.settings.federated_quota_enforcement:
         return None
     quotas = {k: out.user[k] for k in out.keys_of_kind(FRQ_GROUP, FRQ_KIND)}
-    return QuotaAdmission(quotas, out.bindings) if quotas else None
+    return QuotaAdmission(quotas, out.bindings, _usage_cache(ctx)) if quotas else None
 
 
 __all__ = ["FRQ_GROUP", "FRQ_KIND", "NAMESPACE_LABEL", "NAME_LABEL", "QuotaAdmission", "REASON_QUOTA_EXCEEDED",
-           "aggregated_status", "is_quota_work", "namespace_usage", "quota_status", "quota_work", "quota_work_key",
+           "aggregated_status", "cached_usage", "is_quota_work", "namespace_usage", "quota_status", "quota_work", "quota_work_key",
            "resource_usage", "scheduler_admission", "status_step", "sync", "sync_step"]
