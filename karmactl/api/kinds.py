@@ -111,13 +111,13 @@ BUILTIN_KINDS: tuple[KindInfo, ...] = (
     _k("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions", False, ("crd", "crds")),
     # Karmada control-plane kinds added later
     _k("apps.karmada.io", "v1alpha1", "WorkloadRebalancer", "workloadrebalancers", False, (), karmada=True),
+    _k("policy.karmada.io", "v1alpha1", "FederatedResourceQuota", "federatedresourcequotas", True, (), karmada=True),
 )
 
 
 # Karmada kinds karmactl does not implement: refused by name (even when a CRD in the state directory
 # defines them) rather than stored and never acted upon.
 UNSUPPORTED_KARMADA_KINDS: dict[tuple[str, str], str] = {
-    ("policy.karmada.io", "FederatedResourceQuota"): "quota enforcement across clusters",
     ("autoscaling.karmada.io", "FederatedHPA"): "federated autoscaling",
     ("autoscaling.karmada.io", "CronFederatedHPA"): "scheduled federated autoscaling",
 }

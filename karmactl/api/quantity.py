@@ -114,3 +114,74 @@ def add_resource_lists(*lists: dict | None) -> dict[str, Fraction]:
         for key, val in (rl or {}).items():
             total[key] = total.get(key, Fraction(0)) + parse_quantity(val)
     return total
+
+
+DECIMAL_SI, BINARY_SI, DECIMAL_EXPONENT = "DecimalSI", "BinarySI", "DecimalExponent"
+_DECIMAL_SUFFIXES = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
+_BINARY_SUFFIXES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
+
+
+_FORMATS: dict[str, str] = {}
+
+
+def quantity_format(value) -> str:
+    """The format a quantity keeps when Kubernetes prints it again (``resource.Quantity.Format``):
+    BinarySI for ``Ki``..``Ei`` suffixes, DecimalExponent for ``e``/``E`` exponents, else DecimalSI
+    (integers included)."""
+    return _memo(_FORMATS, value, _quantity_format)
+
+
+def _quantity_format(value) -> str:
+    if isinstance(value, str):
+        m = _RE.match(value.strip())
+        if m and m.group(2) and m.group(2).endswith("i"):
+            return BINARY_SI
+        if m and m.group(3) is not None:
+            return DECIMAL_EXPONENT
+    return DECIMAL_SI
+
+
+def canonical_quantity(amount: Fraction, fmt: str = DECIMAL_SI) -> str:
+    """``resource.Quantity.String()`` of ``amount`` in format ``fmt`` (``quantity.go: CanonicalizeBytes``).
+
+    DecimalSI writes the integer mantissa with the largest power of 1000 suffix (``1500m``, ``3k``,
+    ``1500``); BinarySI the largest power of 1024 that divides the value (``384Mi``,
+    ``1953125Ki``), falling back to DecimalSI for values strictly between -1024 and 1024 and for
+    fractions; DecimalExponent writes ``<mantissa>e<exponent>``. Values finer than nano-units are
+    rounded up to the nano-unit, as Kubernetes does.
+    """
+    amount = Fraction(math.ceil(amount * 10**9), 10**9) if (amount * 10**9).denominator != 1 else amount
+    if fmt == BINARY_SI and abs(amount) >= 1024 and amount.denominator == 1:
+        number, power = int(amount), 0
+        while number % 1024 == 0 and power < len(_BINARY_SUFFIXES) - 1:
+            number //= 1024
+            power += 1
+        return f"{number}{_BINARY_SUFFIXES[power]}"
+    if amount == 0:
+        return "0"
+    # mantissa * 10**exponent with an integer mantissa free of trailing zeros, then the exponent
+    # lowered to a multiple of 3 (AsCanonicalBytes)
+    exponent = 0
+    while amount.denominator != 1:
+        amount *= 10
+        exponent -= 1
+    mantissa = int(amount)
+    while mantissa % 10 == 0:
+        mantissa //= 10
+        exponent += 1
+    while exponent % 3:
+        mantissa *= 10
+        exponent -= 1
+    if fmt == DECIMAL_EXPONENT:
+        return f"{mantissa}e{exponent}" if exponent else str(mantissa)
+    suffix = _DECIMAL_SUFFIXES.get(exponent)
+    return f"{mantissa}{suffix}" if suffix is not None else f"{mantissa}e{exponent}"
+
+
+def canonical_string(value) -> str:
+    """A quantity as Kubernetes writes it back (``2000m`` -> ``2``, ``1024Mi`` -> ``1Gi``).
+
+    Raises:
+        QuantityError: the value is not a valid quantity.
+    """
+    return canonical_quantity(parse_quantity(value), quantity_format(value))

@@ -96,6 +96,10 @@ class Settings:
         stateful_failover_injection: Karmada's feature gate ``StatefulFailoverInjection`` (alpha,
             default off): failover ``statePreservation`` rules are evaluated and injected
             (``statefulFailoverInjection``, "false").
+        federated_quota_enforcement: Karmada's feature gate ``FederatedQuotaEnforcement`` (alpha,
+            default off): the scheduler's placements are checked against every FederatedResourceQuota's
+            ``overall`` and its ``overallUsed`` is summed from the ResourceBindings
+            (``federatedQuotaEnforcement``, "false").
     """
 
     cluster_failover: bool = True
@@ -108,6 +112,7 @@ class Settings:
     skipped_namespaces: tuple = ("kube-.*",)
     policy_preemption: bool = False
     stateful_failover_injection: bool = False
+    federated_quota_enforcement: bool = False
     extra: dict = field(default_factory=dict)
 
     SETTINGS_KEY = ("", "ConfigMap", "karmada-system", "karmactl-config")
@@ -142,6 +147,7 @@ class Settings:
         s.cluster_failover = flag("clusterFailover", s.cluster_failover)
         s.policy_preemption = flag("propagationPolicyPreemption", s.policy_preemption)
         s.stateful_failover_injection = flag("statefulFailoverInjection", s.stateful_failover_injection)
+        s.federated_quota_enforcement = flag("federatedQuotaEnforcement", s.federated_quota_enforcement)
         s.failure_threshold = num("clusterFailureThreshold", s.failure_threshold)
         s.success_threshold = num("clusterSuccessThreshold", s.success_threshold)
         s.graceful_eviction_timeout = num("gracefulEvictionTimeout", s.graceful_eviction_timeout)

@@ -193,4 +193,6 @@ def _karmada_errors(obj: dict, info: KindInfo) -> list[FieldError]:
         errs += rules.multicluster_service_errors(obj)
     elif kind == "ResourceInterpreterCustomization":
         errs += rules.customization_spec_errors(spec)
+    elif kind == "FederatedResourceQuota":
+        errs += rules.federated_resource_quota_errors((obj.get("metadata") or {}).get("name"), spec)
     return errs

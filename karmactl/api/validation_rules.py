@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from karmactl.api.constants import EFFECT_NO_EXECUTE, EFFECT_NO_SCHEDULE
 from karmactl.api.jsonpath import JSONPathError, compile_template
-from karmactl.api.quantity import QuantityError, parse_quantity
+from karmactl.api.quantity import QuantityError, canonical_string, parse_quantity
 from karmactl.api.validation_fields import (
     FieldError, check_annotations, check_label_name, check_labels, child, dns1035_label, dns1123_label,
     dns1123_subdomain,
@@ -803,4 +803,91 @@ def multicluster_service_errors(obj: dict) -> list[FieldError]:
     for field_name, why in MCS_UNUSED_FIELDS.items():
         if spec.get(field_name) not in (None, [], {}):
             errs.append(forbidden(f"spec.{field_name}", f"not supported by karmactl: {why}"))
+    return errs
+
+
+# --- FederatedResourceQuota -----------------------------------------------------------------------
+# pkg/webhook/federatedresourcequota/validating.go with the lifted Kubernetes helpers it calls
+# (pkg/util/lifted/corevalidation.go, corehelpers.go)
+
+_STANDARD_RESOURCES = frozenset({
+    "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
+    "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "resourcequotas", "services",
+    "replicationcontrollers", "secrets", "configmaps", "persistentvolumeclaims", "storage", "requests.storage",
+    "services.nodeports", "services.loadbalancers"})
+_STANDARD_QUOTA_RESOURCES = _STANDARD_RESOURCES - {"storage"}
+_INTEGER_RESOURCES = frozenset({"pods", "resourcequotas", "services", "replicationcontrollers", "secrets",
+                                "configmaps", "persistentvolumeclaims", "services.nodeports",
+                                "services.loadbalancers"})
+
+
+def _huge_pages(name: str) -> bool:
+    return name.startswith("hugepages-") or name.startswith("requests.hugepages-")
+
+
+def is_extended_resource_name(name: str) -> bool:
+    """``IsExtendedResourceName``: a domain-prefixed name outside ``kubernetes.io``, not ``requests.``-prefixed,
+    that is a valid quota name once prefixed with ``requests.``."""
+    if "/" not in name or "kubernetes.io/" in name or name.startswith("requests."):
+        return False
+    return not qualified_name("requests." + name)
+
+
+def _resource_list_errors(rl, path: str) -> list[FieldError]:
+    """``validateResourceList``: quota resource names and non-negative (integer where due) values."""
+    errs: list[FieldError] = []
+    for name in sorted(_d(rl), key=str):
+        value, p = rl[name], f"{path}[{name}]"
+        name = str(name)
+        name_errs = [invalid(p, name, m) for m in qualified_name(name)]
+        if not name_errs and "/" not in name and not (name in _STANDARD_RESOURCES or _huge_pages(name)):
+            name_errs.append(invalid(p, name, "must be a standard resource type or fully qualified"))
+        if "/" not in name and not (name in _STANDARD_QUOTA_RESOURCES or _huge_pages(name)):
+            name_errs.append(invalid(p, name, "must be a standard resource for quota"))
+        errs += name_errs
+        try:
+            amount = parse_quantity(value)
+        except QuantityError:
+            continue  # the schema reports it
+        if amount < 0:
+            errs.append(invalid(p, canonical_string(value), "must be greater than or equal to 0"))
+        if (name in _INTEGER_RESOURCES or is_extended_resource_name(name)) and (amount * 1000) % 1000:
+            errs.append(invalid(p, canonical_string(value), "must be an integer"))
+    return errs
+
+
+def federated_resource_quota_errors(name, spec: dict) -> list[FieldError]:
+    """The FederatedResourceQuota webhook's rules (``validateFederatedResourceQuota``): the name at most
+    63 characters (it becomes a label value), every ResourceList valid, each ``clusterName`` a valid
+    cluster name, ``overall`` at least the sum of the static assignments for each resource, and every
+    assigned resource present in ``overall``."""
+    errs: list[FieldError] = []
+    if isinstance(name, str) and len(name) > 63:
+        errs.append(invalid("metadata.name", name, "must be no more than 63 characters"))
+    overall = _d(spec.get("overall"))
+    errs += _resource_list_errors(overall, "spec.overall")
+    assignments = [a for a in _l(spec.get("staticAssignments")) if isinstance(a, dict)]
+    for i, a in enumerate(_l(spec.get("staticAssignments"))):
+        if not isinstance(a, dict):
+            continue
+        path = index("spec.staticAssignments", i)
+        cluster = a.get("clusterName")
+        if isinstance(cluster, str):
+            msgs = cluster_name_errors(cluster)
+            if msgs:
+                errs.append(invalid(child(path, "clusterName"), cluster, ",".join(msgs)))
+        errs += _resource_list_errors(a.get("hard"), child(path, "hard"))
+    for res in sorted(overall, key=str):
+        try:
+            total = sum((parse_quantity(v) for a in assignments for k, v in _d(a.get("hard")).items() if k == res), 0)
+            if parse_quantity(overall[res]) < total:
+                errs.append(invalid(f"spec.overall[{res}]", canonical_string(overall[res]),
+                                    "overall is less than assignments"))
+        except QuantityError:
+            continue
+    for i, a in enumerate(_l(spec.get("staticAssignments"))):
+        for res in sorted(_d(_d(a).get("hard")), key=str):
+            if res not in overall:
+                errs.append(invalid(f"{index('spec.staticAssignments', i)}.hard[{res}]", str(res),
+                                    "assignment resourceName is not exist in overall"))
     return errs

@@ -440,6 +440,14 @@ MULTICLUSTER_SERVICE_SPEC = Obj({
     "consumerClusters": Arr(_CLUSTER_SELECTOR),
 }, ("types",))
 
+# --- FederatedResourceQuota (policy.karmada.io) ------------------------------------------------
+
+RESOURCE_LIST = Map(QUANTITY)
+FEDERATED_RESOURCE_QUOTA_SPEC = Obj({
+    "overall": RESOURCE_LIST,
+    "staticAssignments": Arr(Obj({"clusterName": Str(), "hard": RESOURCE_LIST}, ("clusterName", "hard"))),
+}, ("overall",))
+
 # kind -> (spec schema, spec required)
 SPEC_SCHEMAS: dict[tuple[str, str], tuple[Obj, bool]] = {
     ("cluster.karmada.io", "Cluster"): (CLUSTER_SPEC, True),
@@ -456,4 +464,5 @@ SPEC_SCHEMAS: dict[tuple[str, str], tuple[Obj, bool]] = {
     ("networking.karmada.io", "MultiClusterService"): (MULTICLUSTER_SERVICE_SPEC, True),
     ("config.karmada.io", "ResourceInterpreterCustomization"): (CUSTOMIZATION_SPEC, True),
     ("apps.karmada.io", "WorkloadRebalancer"): (WORKLOAD_REBALANCER_SPEC, True),
+    ("policy.karmada.io", "FederatedResourceQuota"): (FEDERATED_RESOURCE_QUOTA_SPEC, True),
 }

@@ -35,6 +35,14 @@ def _or_none(value) -> str:
     return str(value) if value not in (None, "", []) else "<none>"
 
 
+def _json_cell(value) -> str:
+    """A CRD printer column of type string holding a map or list: compact JSON, keys sorted
+    (client-go's JSONPath printer); ``<none>`` when absent."""
+    if value in (None, {}, []):
+        return "<none>"
+    return json.dumps(value, sort_keys=True, separators=(",", ":")) if isinstance(value, (dict, list)) else str(value)
+
+
 def columns_for(info: KindInfo, wide: bool):
     """``[(HEADER, f(obj, now) -> str)]`` for a kind (NAME and AGE included)."""
     age = ("AGE", lambda o, now: human_age((o.get("metadata") or {}).get("creationTimestamp"), now))
@@ -68,6 +76,10 @@ def columns_for(info: KindInfo, wide: bool):
         return cols
     if k == "MultiClusterIngress":
         return [name, ("TRAFFIC-BLOCKED", lambda o, n: _or_none(",".join(st(o).get("trafficBlockClusters") or []))), age]
+    if k == "FederatedResourceQuota":
+        # the CRD's additionalPrinterColumns (type string: kubectl prints a map as compact JSON); no AGE
+        return [name, ("OVERALL", lambda o, n: _json_cell(st(o).get("overall"))),
+                ("OVERALL_USED", lambda o, n: _json_cell(st(o).get("overallUsed")))]
     if k in ("Deployment", "StatefulSet", "ReplicaSet"):
         cols = [name, ("READY", lambda o, n: f"{st(o).get('readyReplicas', 0)}/{sp(o).get('replicas', 1 if 'replicas' not in sp(o) else 0)}")]
         if k == "Deployment":

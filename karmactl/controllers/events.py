@@ -31,6 +31,13 @@ a MultiClusterService's            SyncServiceSucceed /       the MultiClusterSe
 ``ServiceApplied`` changed         SyncServiceFailed (W)      ``multiclusterservice-controller``
 its ``EndpointSliceDispatched``    DispatchEndpointSlice-     the MultiClusterService,
 became True                        Succeed                    ``endpointslice-dispatch-controller``
+a FederatedResourceQuota's Works   SyncWorkSucceed            the quota, ``federated-resource-quota-sync-
+created, updated or deleted                                   controller`` (pkg/controllers/federatedresourcequota/)
+its ``aggregatedStatus`` changed   AggregateStatusSucceed     the quota, ``federated-resource-quota-status-
+(also ``overall*`` with the gate                              controller``
+``FederatedQuotaEnforcement`` off)
+its ``overall``/``overallUsed``    CollectOverallStatus-      the quota, ``federated-resource-quota-
+changed, gate on                   Succeed                    enforcement-controller``
 =================================  =========================  ==============================================
 
 Deviations: a new eviction task's note adds the task's reason (``Evict from cluster member1 succeed.
@@ -304,6 +311,7 @@ def derive_events(before: Snapshot, after: Snapshot, now: str, keep=None) -> lis
             ctl = CRB_STATUS_CONTROLLER if _is_crb(binding) else RB_STATUS_CONTROLLER
             rec.record(_template_ref(binding), NORMAL, "AggregateStatusSucceed",
                        "Update Resource with AggregatedStatus successfully.", ctl, "AggregateStatus")
+    _quota_events(rec, changed, after)
     return rec.stamped()
 
 
@@ -352,6 +360,50 @@ def _binding_events(rec: _Recorder, old: dict | None, new: dict, synced: bool) -
         ctl = CRB_STATUS_CONTROLLER if _is_crb(new) else RB_STATUS_CONTROLLER
         rec.record(ref, NORMAL, "AggregateStatusSucceed",
                    f"Update {_binding_label(new)} with AggregatedStatus successfully.", ctl, "AggregateStatus")
+
+
+def _quota_events(rec: _Recorder, changed: dict, after: Snapshot) -> None:
+    """The Events of ``pkg/controllers/federatedresourcequota/`` (see the module table)."""
+    from karmactl.api.snapshot import Settings
+    from karmactl.controllers import federated_resource_quota as frq
+
+    def written(w: dict | None) -> tuple | None:
+        return None if w is None else (w["metadata"].get("labels"), w.get("spec"), w["metadata"].get("deletionTimestamp"))
+
+    synced = set()
+    for _wkey, old, new in changed["works"]:
+        work = new if new is not None else old
+        if not frq.is_quota_work(work):
+            continue
+        if (new is None and old["metadata"].get("deletionTimestamp")) or written(old) == written(new):
+            continue  # the execution controller dropped a deleted Work, or only its status moved
+        labels = work["metadata"]["labels"]
+        synced.add((frq.FRQ_GROUP, frq.FRQ_KIND, labels[frq.NAMESPACE_LABEL], labels[frq.NAME_LABEL]))
+    statuses = {k: (old, new) for k, old, new in changed["overlays"] if k[:2] == (frq.FRQ_GROUP, frq.FRQ_KIND)}
+    if not synced and not statuses:
+        return
+    enforcement = Settings.from_snapshot(after).federated_quota_enforcement
+    for key in sorted(synced | set(statuses)):
+        quota = after.user.get(key)
+        if quota is None:
+            continue
+        ref, label = _ref(quota), f"{key[2]}/{key[3]}"
+        if key in synced:
+            rec.record(ref, NORMAL, "SyncWorkSucceed", f"Sync works for FederatedResourceQuota({label}) succeed.",
+                       frq.SYNC_CONTROLLER, "SyncWork")
+        if key not in statuses or statuses[key][1] is None:
+            continue
+        before = (statuses[key][0] or {}).get("status") or {}
+        now = statuses[key][1].get("status") or {}
+        overall = [f for f in ("overall", "overallUsed") if before.get(f) != now.get(f)]
+        if before.get("aggregatedStatus") != now.get("aggregatedStatus") or (overall and not enforcement):
+            rec.record(ref, NORMAL, "AggregateStatusSucceed",
+                       f"Collect status of FederatedResourceQuota({label}) succeed.", frq.STATUS_CONTROLLER,
+                       "AggregateStatus")
+        if overall and enforcement:
+            rec.record(ref, NORMAL, "CollectOverallStatusSucceed",
+                       f"Collect status of FederatedResourceQuota({label}) succeed.", frq.ENFORCEMENT_CONTROLLER,
+                       "CollectOverallStatus")
 
 
 def _binding_controller_changed(old: dict | None, new: dict | None) -> bool:

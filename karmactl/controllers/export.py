@@ -272,6 +272,12 @@ def _settings_flags(ex: Export, data: dict, has_taint_policies: bool, has_mcs: b
         gates["PropagationPolicyPreemption"] = "true"
     if has_mcs:  # alpha, off by default (pkg/features/features.go)
         gates["MultiClusterService"] = "true"
+    if s.federated_quota_enforcement:
+        # the controller manager sums overallUsed from the bindings; the webhook refuses placements
+        gates["FederatedQuotaEnforcement"] = "true"
+        ex.notes.append("federatedQuotaEnforcement is true: start karmada-webhook with "
+                        "--feature-gates=FederatedQuotaEnforcement=true as well (its ResourceBinding webhook "
+                        "refuses placements beyond a FederatedResourceQuota's overall)")
     if gates:
         cm.append("--feature-gates=" + ",".join(f"{k}={v}" for k, v in gates.items()))
     if s.cluster_failover:

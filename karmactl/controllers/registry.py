@@ -21,12 +21,15 @@ application failover
 scheduler                   placement (``spec.clusters``)
 dependencies distributor    attached bindings of ``propagateDeps`` dependencies (``requiredBy``)
 graceful eviction           eviction tasks kept or dropped once the replacement is healthy
-binding, namespace sync     Works in the execution namespaces
+binding, namespace sync,    Works in the execution namespaces
+FederatedResourceQuota sync
 EndpointSlice dispatch      collected provider EndpointSlices as Works for the consumers
 execution                   the Work's ``Dispatching`` condition (applying is the member layer's)
 MultiClusterIngress,        status: Works -> bindings -> templates
 binding status,
-template status
+template status,
+FederatedResourceQuota      status: member ResourceQuotas (and bindings, gate
+status                      ``FederatedQuotaEnforcement``) -> FederatedResourceQuotas
 ==========================  ===============================================================
 
 Nothing registers itself on import: this tuple is the whole list.
@@ -36,9 +39,9 @@ from __future__ import annotations
 from typing import Callable, NamedTuple
 
 from karmactl.controllers import (application_failover, binding, binding_status, cluster_status, cluster_taints,
-                                  dependencies_distributor, detector, execution, graceful_eviction,
-                                  multicluster_ingress, multicluster_service, namespace_sync, remedy, scheduling, taint_manager,
-                                  template_status, workload_rebalancer)
+                                  dependencies_distributor, detector, execution, federated_resource_quota,
+                                  graceful_eviction, multicluster_ingress, multicluster_service, namespace_sync,
+                                  remedy, scheduling, taint_manager, template_status, workload_rebalancer)
 
 
 class Step(NamedTuple):
@@ -67,6 +70,9 @@ PIPELINE: tuple[Step, ...] = (
     Step("graceful-eviction", "pkg/controllers/gracefuleviction/", graceful_eviction.step),
     Step("binding", "pkg/controllers/binding/binding_controller.go", binding.step),
     Step("namespace-sync", "pkg/controllers/namespace/namespace_sync_controller.go", namespace_sync.step),
+    Step("federated-resource-quota-sync",
+         "pkg/controllers/federatedresourcequota/federated_resource_quota_sync_controller.go",
+         federated_resource_quota.sync_step),
     Step("endpointslice-dispatch", "pkg/controllers/multiclusterservice/endpointslice_dispatch_controller.go",
          multicluster_service.dispatch_step),
     Step("execution", "pkg/controllers/execution/execution_controller.go", execution.step),
@@ -75,6 +81,9 @@ PIPELINE: tuple[Step, ...] = (
     Step("binding-status", "pkg/controllers/status/rb_status_controller.go", binding_status.step),
     Step("template-status", "pkg/controllers/status/rb_status_controller.go (updateResourceStatus)",
          template_status.step),
+    Step("federated-resource-quota-status",
+         "pkg/controllers/federatedresourcequota/federated_resource_quota_status_controller.go, "
+         "federated_resource_quota_enforcement_controller.go", federated_resource_quota.status_step),
 )
 
 

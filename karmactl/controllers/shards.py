@@ -10,7 +10,9 @@ exceptions read other templates' results:
   (``multicluster_ingress.py``, after ``pkg/controllers/multiclusteringress``);
 * the dependencies distributor gives a workload's ConfigMaps, Secrets, ... bindings that follow
   the workload's: a snapshot with ``propagateDeps`` is not split at all
-  (:func:`has_cross_template_dependencies`).
+  (:func:`has_cross_template_dependencies`);
+* a FederatedResourceQuota sums (and its enforcement checks) every ResourceBinding of its
+  namespace: a snapshot with one is not split either.
 
 A shard therefore gets every object that is not a template (Clusters, policies, Remedies,
 MultiClusterIngresses, settings), every Namespace and Service with what was computed for them,
@@ -41,10 +43,12 @@ def has_cross_template_dependencies(snap: Snapshot) -> bool:
     """Whether a binding of ``snap`` may require another template's binding (``propagateDeps``
     on a policy or a binding, or a binding with ``requiredBy``): the dependencies distributor
     then joins templates no key hash keeps together, so such a snapshot is computed whole; so is
-    one with a MultiClusterService (``multicluster_service.py``)."""
+    one with a MultiClusterService (``multicluster_service.py``) or a FederatedResourceQuota (which
+    reads every binding of its namespace)."""
     for key, obj in snap.user.items():
-        if key[:2] == ("networking.karmada.io", "MultiClusterService"):
-            return True  # its Service's binding and EndpointSlice Works span clusters and Works of no binding
+        if key[:2] in (("networking.karmada.io", "MultiClusterService"),
+                       ("policy.karmada.io", "FederatedResourceQuota")):
+            return True  # bindings and Works that span templates
         if key[0] == "policy.karmada.io" and key[1] in ("PropagationPolicy", "ClusterPropagationPolicy") \
                 and (obj.get("spec") or {}).get("propagateDeps"):
             return True

@@ -6,9 +6,9 @@ import pytest
 from tests.conftest import write
 
 
-@pytest.mark.parametrize("api_version, kind", [("policy.karmada.io/v1alpha1", "FederatedResourceQuota")])
+@pytest.mark.parametrize("api_version, kind", [("autoscaling.karmada.io/v1alpha1", "FederatedHPA")])
 def test_karmada_kinds_karmactl_does_not_run_are_refused_by_name(cli, state, tmp_path, api_version, kind):
     write(tmp_path / "in.yaml", f"apiVersion: {api_version}\nkind: {kind}\nmetadata: {{name: x, namespace: default}}\nspec: {{}}\n")
     code, _out, err = cli("apply", "-f", str(tmp_path / "in.yaml"))
     assert code == 2
-    assert f"{kind} ({'quota' if 'Quota' in kind else 'multi-cluster'}" in err and "is not supported by karmactl" in err
+    assert f"{kind} ({'federated' if 'HPA' in kind else 'multi-cluster'}" in err and "is not supported by karmactl" in err
