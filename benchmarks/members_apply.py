@@ -1,15 +1,20 @@
-"""Benchmark: apply 500 Deployments to 3 local members, cold and unchanged.
+"""Benchmark: apply N Deployments to 3 local members, karmactl against kubectl, cold and unchanged.
 
 Starts three emulated members with `karmactl local-up` (background processes, fake controller
 off so no status churn), writes N Deployments and one PropagationPolicy duplicating them to the
-three members, then times whole `karmactl reconcile` processes:
+three members, then times whole processes, each on fresh members:
 
-  cold       the first run (every Work applied to every member)
-  unchanged  a second run with nothing changed (target: < 10% of cold, zero writes to members)
+  karmactl cold        the first `karmactl reconcile` (every Work applied to every member)
+  karmactl unchanged   a second run with nothing changed (target: zero writes to members)
+  kubectl sequential   `kubectl apply --server-side -f <the N Deployments>` per member, one after the other
+  kubectl parallel     the same three kubectl processes at once
+  kubectl unchanged    kubectl sequential again on the members it just wrote (it re-sends every object)
 
 Writes sent to members are counted from the emulators' request logs (POST/PUT/PATCH/DELETE).
+The ratios printed are karmactl's median over kubectl's median of the same invocation, so the
+machine's load cancels out (target: karmactl cold / kubectl parallel <= 1.0).
 
-Usage: python benchmarks/members_apply.py [--n 500] [--runs 3] [--workdir benchmarks/out]
+Usage: python benchmarks/members_apply.py [--n 500] [--runs 3] [--workdir benchmarks/out] [--kubectl kubectl]
 """
 from __future__ import annotations
 
@@ -101,39 +106,95 @@ spec:
 """)
 
 
+def fresh_members(root: Path, n: int) -> tuple[Path, dict[str, str]]:
+    """A new state directory under ``root`` with three emulated members (fake controller off) and
+    the N Deployments written; returns (state, member name -> URL)."""
+    state = root / "state"
+    if state.exists():
+        karmactl(state, "local-down", "--purge", check=False)
+        shutil.rmtree(state)
+    state.mkdir(parents=True)
+    karmactl(state, "local-up")
+    urls = member_urls(state)
+    for u in urls.values():
+        hook(u, "/_emulator/fake-controller", "POST", {"enabled": False})
+    generate(state, n)
+    clear(urls)
+    return state, urls
+
+
+def kubectl_apply(kubectl: str, state: Path, names: list[str], parallel: bool) -> float:
+    """Seconds for `kubectl apply --server-side` of the Deployments to each member (one process per
+    member, all at once with ``parallel``)."""
+    manifest = state / "apps" / "deployments.yaml"
+    cmds = [[kubectl, "--kubeconfig", str(state / ".karmactl" / "members" / name / "kubeconfig"),
+             "apply", "--server-side", "-f", str(manifest)] for name in names]
+    t = time.perf_counter()
+    if parallel:
+        procs = [subprocess.Popen(c, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for c in cmds]
+        results = [(p, p.communicate()[1]) for p in procs]
+    else:
+        results = []
+        for c in cmds:
+            p = subprocess.run(c, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            results.append((p, p.stderr))
+    elapsed = time.perf_counter() - t
+    for p, err in results:
+        if p.returncode != 0:
+            raise SystemExit(f"kubectl apply failed ({p.returncode}): {err}")
+    return elapsed
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=500)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--workdir", default="benchmarks/out")
+    ap.add_argument("--kubectl", default="kubectl", help="the kubectl binary to compare with")
     args = ap.parse_args()
-    cold, noop, cold_writes, noop_writes = [], [], [], []
+    root = Path(args.workdir) / f"members-{args.n}"
+    times: dict[str, list[float]] = {k: [] for k in ("kcold", "knoop", "seq", "par", "seqnoop")}
+    writes_of: dict[str, list[int]] = {k: [] for k in times}
     for r in range(args.runs):
-        state = Path(args.workdir) / f"members-{args.n}" / "state"
-        if state.exists():
-            karmactl(state, "local-down", "--purge", check=False)
-            shutil.rmtree(state)
-        state.mkdir(parents=True)
-        karmactl(state, "local-up")
+        # karmactl: cold, then unchanged, on its own members
+        state, urls = fresh_members(root / "karmactl", args.n)
         try:
-            urls = member_urls(state)
-            for u in urls.values():
-                hook(u, "/_emulator/fake-controller", "POST", {"enabled": False})
-            generate(state, args.n)
+            times["kcold"].append(karmactl(state, "reconcile"))  # probe, compute, apply every Work, collect status
+            writes_of["kcold"].append(writes(urls))
             clear(urls)
-            cold.append(karmactl(state, "reconcile"))  # probe, compute, apply every Work, collect status
-            cold_writes.append(writes(urls))
-            clear(urls)
-            noop.append(karmactl(state, "reconcile"))
-            noop_writes.append(writes(urls))
+            times["knoop"].append(karmactl(state, "reconcile"))
+            writes_of["knoop"].append(writes(urls))
         finally:
             karmactl(state, "local-down", "--purge", check=False)
-        print(f"run {r + 1}: cold {cold[-1]:.2f} s ({cold_writes[-1]} writes), unchanged {noop[-1]:.2f} s "
-              f"({noop_writes[-1]} writes)", file=sys.stderr)
-    med = statistics.median
-    print(f"N={args.n} Deployments x 3 members, {args.runs} runs")
-    print(f"cold       median {med(cold):6.2f} s  writes {cold_writes}")
-    print(f"unchanged  median {med(noop):6.2f} s  writes {noop_writes}  ratio {med(noop) / med(cold):.1%}")
+        # kubectl, one member after the other, then again (unchanged), on fresh members
+        state, urls = fresh_members(root / "kubectl-seq", args.n)
+        try:
+            times["seq"].append(kubectl_apply(args.kubectl, state, sorted(urls), parallel=False))
+            writes_of["seq"].append(writes(urls))
+            clear(urls)
+            times["seqnoop"].append(kubectl_apply(args.kubectl, state, sorted(urls), parallel=False))
+            writes_of["seqnoop"].append(writes(urls))
+        finally:
+            karmactl(state, "local-down", "--purge", check=False)
+        # kubectl, the three members at once, on fresh members
+        state, urls = fresh_members(root / "kubectl-par", args.n)
+        try:
+            times["par"].append(kubectl_apply(args.kubectl, state, sorted(urls), parallel=True))
+            writes_of["par"].append(writes(urls))
+        finally:
+            karmactl(state, "local-down", "--purge", check=False)
+        print(f"run {r + 1}: " + ", ".join(f"{k} {times[k][-1]:.2f} s ({writes_of[k][-1]} writes)" for k in times),
+              file=sys.stderr)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    print(f"N={args.n} Deployments x 3 members, {args.runs} runs (medians; writes per run)")
+    labels = {"kcold": "karmactl cold", "knoop": "karmactl unchanged", "seq": "kubectl sequential",
+              "par": "kubectl parallel", "seqnoop": "kubectl unchanged"}
+    for k, label in labels.items():
+        print(f"{label:20s} {med[k]:6.2f} s  writes {writes_of[k]}")
+    print(f"karmactl cold / kubectl sequential   {med['kcold'] / med['seq']:.2f}x")
+    print(f"karmactl cold / kubectl parallel     {med['kcold'] / med['par']:.2f}x  (target <= 1.00x)")
+    print(f"karmactl unchanged / karmactl cold   {med['knoop'] / med['kcold']:.1%}")
+    print(f"karmactl unchanged / kubectl unchanged {med['knoop'] / med['seqnoop']:.2f}x")
 
 
 if __name__ == "__main__":

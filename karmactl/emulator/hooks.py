@@ -49,12 +49,27 @@ class HookState:
 
 class RequestLog:
     """API requests served (hook requests excluded): dicts with method, path, query, content_type,
-    status and time (epoch seconds). Keeps the last ``limit`` entries."""
+    status and time (epoch seconds). Keeps the last ``limit`` entries.
+
+    Also counts the API requests being served at once (:meth:`begin`/:meth:`end`):
+    ``max_in_flight`` is the most since the log was last cleared (a client's concurrency as the
+    server saw it)."""
 
     def __init__(self, limit: int = 20000) -> None:
         self._lock = threading.Lock()
         self._items: list[dict] = []
         self.limit = limit
+        self.in_flight = 0
+        self.max_in_flight = 0
+
+    def begin(self) -> None:
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def end(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
 
     def add(self, entry: dict) -> None:
         with self._lock:
@@ -69,6 +84,7 @@ class RequestLog:
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self.max_in_flight = self.in_flight
 
     def write_count(self) -> int:
         with self._lock:

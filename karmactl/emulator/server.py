@@ -185,6 +185,7 @@ class Handler(BaseHTTPRequestHandler):
         hooks = self.member.hooks
         self._pending_log = {"method": method, "path": path, "query": parts.query,
                              "content_type": self.headers.get("Content-Type", ""), "time": time.time()}
+        self.member.request_log_obj.begin()
         try:
             hooks.delay()
             if hooks.health == "broken":
@@ -200,6 +201,7 @@ class Handler(BaseHTTPRequestHandler):
             self._send_error(ApiError(500, "InternalError", f"Internal error occurred: {type(e).__name__}: {e}"))
         finally:
             self._log_request()
+            self.member.request_log_obj.end()
 
     def _log_request(self) -> None:
         """Add this request to the member's request log, once: from :meth:`_send` before the
@@ -281,8 +283,8 @@ class Handler(BaseHTTPRequestHandler):
         raw = self._read_body()
         ctype = self.headers.get("Content-Type", "application/json").split(";")[0].strip()
         if "protobuf" in ctype or "cbor" in ctype:
-            raise ApiError(415, "UnsupportedMediaType", f'the body of the request was in an unknown format - '
-                           f'accepted media types include: application/json, application/yaml')
+            raise ApiError(415, "UnsupportedMediaType", 'the body of the request was in an unknown format - '
+                           'accepted media types include: application/json, application/yaml')
         if not raw:
             return None
         try:
@@ -548,7 +550,7 @@ class Handler(BaseHTTPRequestHandler):
         POST /_emulator/status {"apiVersion", "kind", "namespace", "name", "status"}
         POST /_emulator/nodes {"name", "cpu", "memory", "pods"}
         GET  /_emulator/objects?apiVersion=&kind=[&namespace=][&name=]
-        GET  /_emulator/requests -> {"items": [...], "writeCount": n};  DELETE /_emulator/requests
+        GET  /_emulator/requests -> {"items": [...], "writeCount": n, "maxInFlight": n};  DELETE /_emulator/requests
         POST /_emulator/fake-controller {"enabled": true, "delay": 0.5}
         POST /_emulator/outage {"seconds": 2}      (stop listening, start again after the pause)
         """
@@ -579,7 +581,8 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(200, {"items": m.list_objects(query["apiVersion"], query["kind"],
                                                             query.get("namespace"))})
         elif route == "/requests" and method == "GET":
-            return self._send(200, {"items": m.request_log, "writeCount": m.write_count()})
+            return self._send(200, {"items": m.request_log, "writeCount": m.write_count(),
+                                    "maxInFlight": m.request_log_obj.max_in_flight})
         elif route == "/requests" and method == "DELETE":
             m.clear_request_log()
         elif route == "/fake-controller" and method == "POST":
@@ -791,6 +794,11 @@ class MemberServer:
     def write_count(self) -> int:
         """Number of logged POST/PUT/PATCH/DELETE API requests."""
         return self.request_log_obj.write_count()
+
+    @property
+    def max_in_flight(self) -> int:
+        """The most API requests served at once since the request log was last cleared."""
+        return self.request_log_obj.max_in_flight
 
 
 __all__ = ["MemberServer", "ApiError"]
