@@ -28,7 +28,7 @@ DEFAULT_QPS = 0.0
 """Requests per second per member; 0 is no client-side limit. Karmada's controller-manager defaults
 to ``--cluster-api-qps=40`` for a process that syncs Works one event at a time and reads from
 watch caches; a karmactl run sends its whole batch at once and reads by LIST, as ``kubectl apply``
-does, which sets no limit either (``docs/member-clusters.md``, "Request rate")."""
+does, which sets no limit either (README, "Member requests")."""
 DEFAULT_BURST = 60
 """Tokens saved up when ``qps`` > 0: Karmada's ``--cluster-api-burst`` default."""
 DEFAULT_WORKERS = 5
