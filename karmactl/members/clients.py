@@ -305,18 +305,43 @@ class MemberClient:
                 gvs += [v["groupVersion"] for v in group.get("versions") or []]
             if not all(isinstance(gv, str) for gv in gvs):
                 raise TypeError("a groupVersion is not a string")
-            for gv in gvs:
-                self._discover_group_version(d, gv)
+            docs = self._read_group_versions(gvs)
+            for gv, doc in zip(gvs, docs):
+                self._record_group_version(d, gv, doc)
         except (AttributeError, TypeError, KeyError) as exc:
             raise MemberUnreachable(f"malformed discovery answer: {exc}") from None
         self._discovery = d
         return d
 
+    def _read_group_versions(self, gvs: list) -> list:
+        """:meth:`_read_group_version` of each, ``workers`` at a time, in order. The first transport
+        failure cancels the reads not yet sent (a hanging member costs one timeout, not one per
+        group-version) and is raised."""
+        if self.workers <= 1 or len(gvs) <= 1:
+            return [self._read_group_version(gv) for gv in gvs]
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(min(self.workers, len(gvs)), thread_name_prefix="discovery")
+        try:
+            futures = [pool.submit(self._read_group_version, gv) for gv in gvs]
+            return [f.result() for f in futures]
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
     def _discover_group_version(self, d: Discovery, gv: str) -> None:
+        self._record_group_version(d, gv, self._read_group_version(gv))
+
+    def _read_group_version(self, gv: str) -> dict | None:
+        """The resource list of one group-version, None when the member answers with an error."""
         path = "/api/" + gv if "/" not in gv else "/apis/" + gv
         try:
-            doc = self.call("GET", path) or {}
+            return self.call("GET", path) or {}
         except MemberApiError:
+            return None
+
+    @staticmethod
+    def _record_group_version(d: Discovery, gv: str, doc: dict | None) -> None:
+        if doc is None:
             if gv not in d.failed:
                 d.failed.append(gv)
             return

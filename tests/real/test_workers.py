@@ -69,7 +69,7 @@ def test_workers_apply_and_delete_on_a_real_member(real_members, ns):
         member.kubectl("wait", "--for=condition=established", f"crd/widgets.{group}", "--timeout=60s")
 
         # the same Works (as applied) plus custom resources: only the new objects are written
-        works = dict(works, **out.works)
+        works = {**works, **out.works}
         widgets = dict(_work(f"widget-{i:02d}", _obj(f"{group}/v1", "Widget", f"w{i}", ns, spec={"size": i}))
                        for i in range(15))
         out = _act(member, {**works, **widgets})
