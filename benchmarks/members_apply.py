@@ -19,6 +19,7 @@ Usage: python benchmarks/members_apply.py [--n 500] [--runs 3] [--workdir benchm
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import shutil
 import statistics
@@ -106,21 +107,25 @@ spec:
 """)
 
 
-def fresh_members(root: Path, n: int) -> tuple[Path, dict[str, str]]:
+@contextlib.contextmanager
+def fresh_members(root: Path, n: int):
     """A new state directory under ``root`` with three emulated members (fake controller off) and
-    the N Deployments written; returns (state, member name -> URL)."""
+    the N Deployments written; yields (state, member name -> URL) and stops the members after."""
     state = root / "state"
     if state.exists():
         karmactl(state, "local-down", "--purge", check=False)
         shutil.rmtree(state)
     state.mkdir(parents=True)
     karmactl(state, "local-up")
-    urls = member_urls(state)
-    for u in urls.values():
-        hook(u, "/_emulator/fake-controller", "POST", {"enabled": False})
-    generate(state, n)
-    clear(urls)
-    return state, urls
+    try:
+        urls = member_urls(state)
+        for u in urls.values():
+            hook(u, "/_emulator/fake-controller", "POST", {"enabled": False})
+        generate(state, n)
+        clear(urls)
+        yield state, urls
+    finally:
+        karmactl(state, "local-down", "--purge", check=False)
 
 
 def kubectl_apply(kubectl: str, state: Path, names: list[str], parallel: bool) -> float:
@@ -155,34 +160,22 @@ def main() -> None:
     root = Path(args.workdir) / f"members-{args.n}"
     times: dict[str, list[float]] = {k: [] for k in ("kcold", "knoop", "seq", "par", "seqnoop")}
     writes_of: dict[str, list[int]] = {k: [] for k in times}
+
+    def timed(key: str, run, urls: dict) -> None:
+        clear(urls)
+        times[key].append(run())
+        writes_of[key].append(writes(urls))
+
     for r in range(args.runs):
-        # karmactl: cold, then unchanged, on its own members
-        state, urls = fresh_members(root / "karmactl", args.n)
-        try:
-            times["kcold"].append(karmactl(state, "reconcile"))  # probe, compute, apply every Work, collect status
-            writes_of["kcold"].append(writes(urls))
-            clear(urls)
-            times["knoop"].append(karmactl(state, "reconcile"))
-            writes_of["knoop"].append(writes(urls))
-        finally:
-            karmactl(state, "local-down", "--purge", check=False)
-        # kubectl, one member after the other, then again (unchanged), on fresh members
-        state, urls = fresh_members(root / "kubectl-seq", args.n)
-        try:
-            times["seq"].append(kubectl_apply(args.kubectl, state, sorted(urls), parallel=False))
-            writes_of["seq"].append(writes(urls))
-            clear(urls)
-            times["seqnoop"].append(kubectl_apply(args.kubectl, state, sorted(urls), parallel=False))
-            writes_of["seqnoop"].append(writes(urls))
-        finally:
-            karmactl(state, "local-down", "--purge", check=False)
-        # kubectl, the three members at once, on fresh members
-        state, urls = fresh_members(root / "kubectl-par", args.n)
-        try:
-            times["par"].append(kubectl_apply(args.kubectl, state, sorted(urls), parallel=True))
-            writes_of["par"].append(writes(urls))
-        finally:
-            karmactl(state, "local-down", "--purge", check=False)
+        with fresh_members(root / "karmactl", args.n) as (state, urls):  # cold, then unchanged
+            timed("kcold", lambda: karmactl(state, "reconcile"), urls)  # probe, compute, apply, collect status
+            timed("knoop", lambda: karmactl(state, "reconcile"), urls)
+        with fresh_members(root / "kubectl-seq", args.n) as (state, urls):  # one member after the other, twice
+            names = sorted(urls)
+            timed("seq", lambda: kubectl_apply(args.kubectl, state, names, parallel=False), urls)
+            timed("seqnoop", lambda: kubectl_apply(args.kubectl, state, names, parallel=False), urls)
+        with fresh_members(root / "kubectl-par", args.n) as (state, urls):  # the three members at once
+            timed("par", lambda: kubectl_apply(args.kubectl, state, sorted(urls), parallel=True), urls)
         print(f"run {r + 1}: " + ", ".join(f"{k} {times[k][-1]:.2f} s ({writes_of[k][-1]} writes)" for k in times),
               file=sys.stderr)
     med = {k: statistics.median(v) for k, v in times.items()}

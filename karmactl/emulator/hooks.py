@@ -63,11 +63,13 @@ class RequestLog:
         self.max_in_flight = 0
 
     def begin(self) -> None:
+        """An API request starts being served."""
         with self._lock:
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
 
     def end(self) -> None:
+        """An API request has been answered (or failed)."""
         with self._lock:
             self.in_flight -= 1
 

@@ -15,22 +15,24 @@ T0 = "2026-01-01T00:00:00Z"
 # ------------------------------------------------------------------------------------ the plan
 
 
-def _work(name: str, manifest: dict, terminating: bool = False) -> dict:
-    md = {"name": name, "namespace": "karmada-es-m1"}
+def work_of(name: str, manifest: dict, terminating: bool = False, cluster: str = "m1") -> dict:
+    """A Work ``name`` in ``karmada-es-<cluster>`` carrying ``manifest`` (terminating when asked)."""
+    md = {"name": name, "namespace": f"karmada-es-{cluster}"}
     if terminating:
         md["deletionTimestamp"] = T0
     return {"apiVersion": "work.karmada.io/v1alpha1", "kind": "Work", "metadata": md,
             "spec": {"workload": {"manifests": [manifest]}}}
 
 
-def _obj(api_version: str, kind: str, name: str, ns: str | None = None, **extra) -> dict:
+def managed(api_version: str, kind: str, name: str, ns: str | None = None, **extra) -> dict:
+    """A manifest labelled as Karmada labels what it propagates (``karmada.io/managed``)."""
     md = {"name": name, "labels": {"karmada.io/managed": "true"}}
     if ns:
         md["namespace"] = ns
     return {"apiVersion": api_version, "kind": kind, "metadata": md, **extra}
 
 
-CRD = _obj("apiextensions.k8s.io/v1", "CustomResourceDefinition", "widgets.example.com", spec={
+CRD = managed("apiextensions.k8s.io/v1", "CustomResourceDefinition", "widgets.example.com", spec={
     "group": "example.com", "scope": "Namespaced",
     "names": {"kind": "Widget", "plural": "widgets", "singular": "widget", "listKind": "WidgetList"},
     "versions": [{"name": "v1", "served": True, "storage": True,
@@ -45,18 +47,18 @@ def test_phases_apply_namespaces_then_crds_then_the_rest_and_delete_the_other_wa
     from karmactl.members.executing import act_phases
 
     works = {_keys(w["metadata"]["name"]): w for w in (
-        _work("cm-a", _obj("v1", "ConfigMap", "a", "shop")),
-        _work("widget", _obj("example.com/v1", "Widget", "w", "shop")),
-        _work("ns-shop", _obj("v1", "Namespace", "shop")),
-        _work("crd", CRD),
-        _work("cm-b", _obj("v1", "ConfigMap", "b", "shop")),
-        _work("old-ns", _obj("v1", "Namespace", "old"), terminating=True),
-        _work("old-crd", _obj("apiextensions.k8s.io/v1", "CustomResourceDefinition", "gadgets.example.com"),
+        work_of("cm-a", managed("v1", "ConfigMap", "a", "shop")),
+        work_of("widget", managed("example.com/v1", "Widget", "w", "shop")),
+        work_of("ns-shop", managed("v1", "Namespace", "shop")),
+        work_of("crd", CRD),
+        work_of("cm-b", managed("v1", "ConfigMap", "b", "shop")),
+        work_of("old-ns", managed("v1", "Namespace", "old"), terminating=True),
+        work_of("old-crd", managed("apiextensions.k8s.io/v1", "CustomResourceDefinition", "gadgets.example.com"),
               terminating=True),
-        _work("old-cm", _obj("v1", "ConfigMap", "c", "old"), terminating=True),
+        work_of("old-cm", managed("v1", "ConfigMap", "c", "old"), terminating=True),
         # a terminating Work and a live one naming one object share a lane: never written at once
-        _work("moved-new", _obj("v1", "ConfigMap", "m", "shop")),
-        _work("moved-old", _obj("v1", "ConfigMap", "m", "shop"), terminating=True),
+        work_of("moved-new", managed("v1", "ConfigMap", "m", "shop")),
+        work_of("moved-old", managed("v1", "ConfigMap", "m", "shop"), terminating=True),
     )}
     phases = [[[k[3] for k in lane] for lane in phase] for phase in act_phases(works)]
     assert phases == [
@@ -107,11 +109,11 @@ def _applied(work: dict) -> str:
 def test_workers_apply_everything_in_order_then_delete_in_reverse(member, tmp_path):
     member.set_latency(0.02)  # each answer takes a while, so the workers overlap
     client = _client(member, tmp_path, workers=5)
-    works = {_keys("ns-shop"): _work("ns-shop", _obj("v1", "Namespace", "shop")),
-             _keys("crd"): _work("crd", CRD)}
+    works = {_keys("ns-shop"): work_of("ns-shop", managed("v1", "Namespace", "shop")),
+             _keys("crd"): work_of("crd", CRD)}
     for i in range(12):
-        works[_keys(f"cm-{i}")] = _work(f"cm-{i}", _obj("v1", "ConfigMap", f"c{i}", "shop", data={"i": str(i)}))
-        works[_keys(f"widget-{i}")] = _work(f"widget-{i}", _obj("example.com/v1", "Widget", f"w{i}", "shop",
+        works[_keys(f"cm-{i}")] = work_of(f"cm-{i}", managed("v1", "ConfigMap", f"c{i}", "shop", data={"i": str(i)}))
+        works[_keys(f"widget-{i}")] = work_of(f"widget-{i}", managed("example.com/v1", "Widget", f"w{i}", "shop",
                                                                   spec={"size": i}))
     out = _act(client, works, workers=5)
     assert out.error is None
@@ -131,7 +133,7 @@ def test_workers_apply_everything_in_order_then_delete_in_reverse(member, tmp_pa
 
     # everything goes: custom resources and namespaced objects before their CRD and Namespace
     member.clear_request_log()
-    gone = {k: _work(k[3], w["spec"]["workload"]["manifests"][0], terminating=True) for k, w in works.items()}
+    gone = {k: work_of(k[3], w["spec"]["workload"]["manifests"][0], terminating=True) for k, w in works.items()}
     out = _act(client, gone, workers=5)
     assert out.error is None and out.works == {k: None for k in gone}
     order = [path for method, path in _writes(member) if method == "DELETE"]
@@ -143,14 +145,14 @@ def test_workers_apply_everything_in_order_then_delete_in_reverse(member, tmp_pa
 
 def test_one_worker_sends_one_request_at_a_time(member, tmp_path):
     member.set_latency(0.01)
-    works = {_keys(f"cm-{i}"): _work(f"cm-{i}", _obj("v1", "ConfigMap", f"c{i}", "default")) for i in range(8)}
+    works = {_keys(f"cm-{i}"): work_of(f"cm-{i}", managed("v1", "ConfigMap", f"c{i}", "default")) for i in range(8)}
     out = _act(_client(member, tmp_path, workers=1), works, workers=1)
     assert out.error is None and len(out.works) == 8
     assert member.max_in_flight == 1
 
 
 def test_workers_create_a_missing_namespace_once(member, tmp_path):
-    works = {_keys(f"cm-{i}"): _work(f"cm-{i}", _obj("v1", "ConfigMap", f"c{i}", "team")) for i in range(10)}
+    works = {_keys(f"cm-{i}"): work_of(f"cm-{i}", managed("v1", "ConfigMap", f"c{i}", "team")) for i in range(10)}
     out = _act(_client(member, tmp_path, workers=5), works, workers=5)
     assert out.error is None
     assert [w for w in _writes(member) if w[1] == "/api/v1/namespaces"] == [("POST", "/api/v1/namespaces")]
@@ -158,12 +160,12 @@ def test_workers_create_a_missing_namespace_once(member, tmp_path):
 
 
 def test_a_member_that_stops_answering_stops_its_workers(member, tmp_path):
-    works = {_keys(f"cm-{i:02d}"): _work(f"cm-{i:02d}", _obj("v1", "ConfigMap", f"c{i}", "default")) for i in range(30)}
+    works = {_keys(f"cm-{i:02d}"): work_of(f"cm-{i:02d}", managed("v1", "ConfigMap", f"c{i}", "default")) for i in range(30)}
     client = _client(member, tmp_path, workers=4)
     from karmactl.members.executing import MemberCopies
 
     copies = MemberCopies(client)
-    copies.objects(copies.resource(_obj("v1", "ConfigMap", "x", "default")))  # listed while it answered
+    copies.objects(copies.resource(managed("v1", "ConfigMap", "x", "default")))  # listed while it answered
     member.close()
     from karmactl.interpreter import Interpreter
     from karmactl.members.executing import act_member
@@ -178,8 +180,8 @@ def test_a_member_that_stops_answering_stops_its_workers(member, tmp_path):
 def test_a_terminating_work_leaves_the_object_a_live_work_now_applies(member, tmp_path):
     """Karmada's execution controller deletes a member object only when it belongs to the Work
     being deleted; here another Work of the member applies the same object."""
-    cm = _obj("v1", "ConfigMap", "shared", "default", data={"v": "1"})
-    works = {_keys("old"): _work("old", cm, terminating=True), _keys("new"): _work("new", cm)}
+    cm = managed("v1", "ConfigMap", "shared", "default", data={"v": "1"})
+    works = {_keys("old"): work_of("old", cm, terminating=True), _keys("new"): work_of("new", cm)}
     member.store.create(member._type("v1", "ConfigMap"), "default", dict(cm, data={"v": "0"}))
     out = _act(_client(member, tmp_path, workers=3), works, workers=3)
     assert out.works[_keys("old")] is None and _applied(out.works[_keys("new")]) == "True"

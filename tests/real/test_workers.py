@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import yaml
 
+from tests.members.test_workers import managed, work_of
+
 from .conftest import get_json
 
 T0 = "2026-01-01T00:00:00Z"
@@ -12,17 +14,7 @@ WORKERS = 5
 
 
 def _work(name: str, manifest: dict) -> tuple:
-    key = ("work.karmada.io", "Work", "karmada-es-member1", name)
-    return key, {"apiVersion": "work.karmada.io/v1alpha1", "kind": "Work",
-                 "metadata": {"name": name, "namespace": "karmada-es-member1"},
-                 "spec": {"workload": {"manifests": [manifest]}}}
-
-
-def _obj(api_version: str, kind: str, name: str, ns: str | None = None, **extra) -> dict:
-    md = {"name": name, "labels": {"karmada.io/managed": "true"}}
-    if ns:
-        md["namespace"] = ns
-    return {"apiVersion": api_version, "kind": kind, "metadata": md, **extra}
+    return ("work.karmada.io", "Work", "karmada-es-member1", name), work_of(name, manifest, cluster="member1")
 
 
 def _act(member, works: dict):
@@ -50,13 +42,13 @@ def _rv(obj: dict) -> int:
 def test_workers_apply_and_delete_on_a_real_member(real_members, ns):
     member = real_members["member1"]
     group = f"{ns}.example.com"
-    crd = _obj("apiextensions.k8s.io/v1", "CustomResourceDefinition", f"widgets.{group}", spec={
+    crd = managed("apiextensions.k8s.io/v1", "CustomResourceDefinition", f"widgets.{group}", spec={
         "group": group, "scope": "Namespaced",
         "names": {"kind": "Widget", "plural": "widgets", "singular": "widget", "listKind": "WidgetList"},
         "versions": [{"name": "v1", "served": True, "storage": True,
                       "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]})
-    works = dict([_work("ns", _obj("v1", "Namespace", ns)), _work("crd", crd)] +
-                 [_work(f"cm-{i:02d}", _obj("v1", "ConfigMap", f"c{i}", ns, data={"i": str(i)})) for i in range(20)])
+    works = dict([_work("ns", managed("v1", "Namespace", ns)), _work("crd", crd)] +
+                 [_work(f"cm-{i:02d}", managed("v1", "ConfigMap", f"c{i}", ns, data={"i": str(i)})) for i in range(20)])
     try:
         out = _act(member, works)
         assert out.error is None
@@ -70,7 +62,7 @@ def test_workers_apply_and_delete_on_a_real_member(real_members, ns):
 
         # the same Works (as applied) plus custom resources: only the new objects are written
         works = {**works, **out.works}
-        widgets = dict(_work(f"widget-{i:02d}", _obj(f"{group}/v1", "Widget", f"w{i}", ns, spec={"size": i}))
+        widgets = dict(_work(f"widget-{i:02d}", managed(f"{group}/v1", "Widget", f"w{i}", ns, spec={"size": i}))
                        for i in range(15))
         out = _act(member, {**works, **widgets})
         assert out.error is None and out.writes == 15
