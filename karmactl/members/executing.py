@@ -293,8 +293,9 @@ def _execute_work(cluster: str, key, work: dict, copies: MemberCopies, now: str,
     ns, name = _locate(manifest)
     if X.is_terminating(work):
         if target_of(manifest) in live:
-            # another Work of this member now applies the object: it is that Work's (Karmada's
-            # execution controller deletes only objects whose permanent-id label is the Work's)
+            # another Work of this member applies the object in this run: deleting it now would
+            # only take the workload down until the next run puts it back (Karmada gets there by
+            # re-syncing that Work when it sees the deletion); the object stays, that Work's
             return None
         return _delete(cluster, key, work, manifest, copies, out, verbose, dry_run)
     if X.is_suspended(work):

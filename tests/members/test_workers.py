@@ -178,8 +178,8 @@ def test_a_member_that_stops_answering_stops_its_workers(member, tmp_path):
 
 
 def test_a_terminating_work_leaves_the_object_a_live_work_now_applies(member, tmp_path):
-    """Karmada's execution controller deletes a member object only when it belongs to the Work
-    being deleted; here another Work of the member applies the same object."""
+    """Another Work of the member applies the same object in this run: the object is kept and
+    updated (deleting it would take the workload down until the next run), the old Work let go."""
     cm = managed("v1", "ConfigMap", "shared", "default", data={"v": "1"})
     works = {_keys("old"): work_of("old", cm, terminating=True), _keys("new"): work_of("new", cm)}
     member.store.create(member._type("v1", "ConfigMap"), "default", dict(cm, data={"v": "0"}))
