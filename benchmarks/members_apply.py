@@ -9,18 +9,22 @@ three members, then times whole processes, each on fresh members:
   kubectl sequential   `kubectl apply --server-side -f <the N Deployments>` per member, one after the other
   kubectl parallel     the same three kubectl processes at once
   kubectl unchanged    kubectl sequential again on the members it just wrote (it re-sends every object)
+  karmactl cold with   (optional, --karmactl-env NAME=VALUE ...) a cold run with other member knobs,
+                       e.g. the defaults before issue 15: KARMACTL_MEMBER_QPS=50 KARMACTL_MEMBER_WORKERS=1
 
 Writes sent to members are counted from the emulators' request logs (POST/PUT/PATCH/DELETE).
 The ratios printed are karmactl's median over kubectl's median of the same invocation, so the
 machine's load cancels out (target: karmactl cold / kubectl parallel <= 1.0).
 
 Usage: python benchmarks/members_apply.py [--n 500] [--runs 3] [--workdir benchmarks/out] [--kubectl kubectl]
+           [--karmactl-env NAME=VALUE ...]
 """
 from __future__ import annotations
 
 import argparse
 import contextlib
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -30,10 +34,10 @@ import urllib.request
 from pathlib import Path
 
 
-def karmactl(state: Path, *args: str, check: bool = True) -> float:
+def karmactl(state: Path, *args: str, check: bool = True, env: dict | None = None) -> float:
     t = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "karmactl", "--state", str(state), *args],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env={**os.environ, **(env or {})})
     if check and proc.returncode != 0:
         raise SystemExit(f"karmactl {' '.join(args)} failed ({proc.returncode}): {proc.stderr}")
     return time.perf_counter() - t
@@ -156,9 +160,14 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--workdir", default="benchmarks/out")
     ap.add_argument("--kubectl", default="kubectl", help="the kubectl binary to compare with")
+    ap.add_argument("--karmactl-env", action="append", default=[], metavar="NAME=VALUE",
+                    help="also time a cold karmactl run with these variables (e.g. KARMACTL_MEMBER_QPS=50)")
     args = ap.parse_args()
     root = Path(args.workdir) / f"members-{args.n}"
+    variant = dict(kv.split("=", 1) for kv in args.karmactl_env)
     times: dict[str, list[float]] = {k: [] for k in ("kcold", "knoop", "seq", "par", "seqnoop")}
+    if variant:
+        times["vcold"] = []
     writes_of: dict[str, list[int]] = {k: [] for k in times}
 
     def timed(key: str, run, urls: dict) -> None:
@@ -176,18 +185,25 @@ def main() -> None:
             timed("seqnoop", lambda: kubectl_apply(args.kubectl, state, names, parallel=False), urls)
         with fresh_members(root / "kubectl-par", args.n) as (state, urls):  # the three members at once
             timed("par", lambda: kubectl_apply(args.kubectl, state, sorted(urls), parallel=True), urls)
+        if variant:
+            with fresh_members(root / "karmactl-variant", args.n) as (state, urls):
+                timed("vcold", lambda: karmactl(state, "reconcile", env=variant), urls)
         print(f"run {r + 1}: " + ", ".join(f"{k} {times[k][-1]:.2f} s ({writes_of[k][-1]} writes)" for k in times),
               file=sys.stderr)
     med = {k: statistics.median(v) for k, v in times.items()}
     print(f"N={args.n} Deployments x 3 members, {args.runs} runs (medians; writes per run)")
     labels = {"kcold": "karmactl cold", "knoop": "karmactl unchanged", "seq": "kubectl sequential",
               "par": "kubectl parallel", "seqnoop": "kubectl unchanged"}
+    if variant:
+        labels["vcold"] = "karmactl cold with " + " ".join(args.karmactl_env)
     for k, label in labels.items():
         print(f"{label:20s} {med[k]:6.2f} s  writes {writes_of[k]}")
     print(f"karmactl cold / kubectl sequential   {med['kcold'] / med['seq']:.2f}x")
     print(f"karmactl cold / kubectl parallel     {med['kcold'] / med['par']:.2f}x  (target <= 1.00x)")
     print(f"karmactl unchanged / karmactl cold   {med['knoop'] / med['kcold']:.1%}")
     print(f"karmactl unchanged / kubectl unchanged {med['knoop'] / med['seqnoop']:.2f}x")
+    if variant:
+        print(f"karmactl cold with {' '.join(args.karmactl_env)} / kubectl parallel  {med['vcold'] / med['par']:.2f}x")
 
 
 if __name__ == "__main__":
