@@ -13,7 +13,9 @@ WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 
 class HookState:
     """Fault injection shared by every request: ``health`` (ok | unready | broken), per-request
-    ``latency`` seconds, and ``hang`` (requests block until cleared or ``hang_max`` seconds pass)."""
+    ``latency`` seconds, ``hang`` (requests block until cleared or ``hang_max`` seconds pass), and
+    throttling (the next ``throttle_count`` API requests are answered 429 with ``Retry-After``, as
+    kube-apiserver's API Priority and Fairness does when a client sends more than its share)."""
 
     def __init__(self) -> None:
         self.health = "ok"
@@ -21,6 +23,22 @@ class HookState:
         self.hang_max = 60.0
         self._released = threading.Event()
         self._released.set()
+        self.throttle_count = 0
+        self.throttle_retry_after = 1
+        self._throttle_lock = threading.Lock()
+
+    def set_throttle(self, count: int, retry_after: int = 1) -> None:
+        """Answer the next ``count`` API requests 429 TooManyRequests, ``Retry-After: retry_after``."""
+        with self._throttle_lock:
+            self.throttle_count, self.throttle_retry_after = max(0, int(count)), max(0, int(retry_after))
+
+    def take_throttle(self) -> int | None:
+        """For an API request being served: the Retry-After seconds when it is to be throttled, else None."""
+        with self._throttle_lock:
+            if self.throttle_count <= 0:
+                return None
+            self.throttle_count -= 1
+            return self.throttle_retry_after
 
     @property
     def hang(self) -> bool:

@@ -157,6 +157,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_response(code)
         for warning in getattr(self, "_warnings", ()):
             self.send_header("Warning", '299 - "%s"' % warning.replace('"', '\\"'))
+        for name, value in getattr(self, "_extra_headers", ()):
+            self.send_header(name, value)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         self.send_header("Cache-Control", "no-cache, private")
@@ -170,6 +172,7 @@ class Handler(BaseHTTPRequestHandler):
     def _dispatch(self, method: str) -> None:
         self._status = 0
         self._warnings: list[str] = []
+        self._extra_headers: list[tuple[str, str]] = []
         self._pending_log: dict | None = None
         parts = urlsplit(self.path)
         path = parts.path.rstrip("/") or "/"
@@ -188,6 +191,12 @@ class Handler(BaseHTTPRequestHandler):
         self.member.request_log_obj.begin()
         try:
             hooks.delay()
+            retry_after = hooks.take_throttle()
+            if retry_after is not None:
+                self._read_body()
+                self._extra_headers.append(("Retry-After", str(retry_after)))
+                raise ApiError(429, "TooManyRequests", "Too many requests, please try again later.",
+                               {"retryAfterSeconds": retry_after})
             if hooks.health == "broken":
                 self._read_body()
                 raise ApiError(503, "ServiceUnavailable", "the server is currently unable to handle the request")
@@ -553,6 +562,7 @@ class Handler(BaseHTTPRequestHandler):
         GET  /_emulator/requests -> {"items": [...], "writeCount": n, "maxInFlight": n};  DELETE /_emulator/requests
         POST /_emulator/fake-controller {"enabled": true, "delay": 0.5}
         POST /_emulator/outage {"seconds": 2}      (stop listening, start again after the pause)
+        POST /_emulator/throttle {"count": 3, "retryAfter": 1}  (the next API requests get 429)
         """
         m = self.member
         raw = self._read_body() if method in ("POST", "PUT", "PATCH", "DELETE") else b""
@@ -587,6 +597,8 @@ class Handler(BaseHTTPRequestHandler):
             m.clear_request_log()
         elif route == "/fake-controller" and method == "POST":
             m.set_fake_controller(bool(body.get("enabled", True)), body.get("delay"))
+        elif route == "/throttle" and method == "POST":
+            m.hooks.set_throttle(int(body.get("count", 1)), int(body.get("retryAfter", 1)))
         elif route == "/outage" and method == "POST":
             seconds = float(body.get("seconds", 1))
             self._send(200, {"ok": True, "seconds": seconds})

@@ -2,8 +2,9 @@
 
 The ``kubernetes`` package reads the kubeconfig (auth, TLS, exec plugins, token refresh) and owns
 the connection pool; requests go through that pool directly, so karmactl controls what the
-generated client does not let it: no retries (a down member fails at once), a per-request total
-timeout, raw JSON bodies (orjson), a per-member rate limit (:class:`TokenBucket`, off by default)
+generated client does not let it: no retries of a failed connection (a down member fails at
+once; an answer 429/5xx with ``Retry-After`` is sent again within the timeout, as client-go does),
+a per-request total timeout, raw JSON bodies (orjson), a per-member rate limit (:class:`TokenBucket`, off by default)
 and a connection pool as large as the member's request workers, so concurrent requests each keep
 their connection alive.
 
@@ -33,6 +34,9 @@ DEFAULT_BURST = 60
 """Tokens saved up when ``qps`` > 0: Karmada's ``--cluster-api-burst`` default."""
 DEFAULT_WORKERS = 5
 """Requests in flight per member: Karmada's ``--concurrent-work-syncs`` default."""
+MAX_RETRY_AFTER = 10
+"""How often one request is sent again when the member answers 429/5xx with ``Retry-After``
+(client-go's default ``maxRetries``)."""
 AUTH_REFRESH_SECONDS = 1.0
 """How often the kubeconfig loader's token refresh hook runs at most (it renews tokens five
 minutes before they expire, so a second's delay never sends an expired one)."""
@@ -197,6 +201,7 @@ class MemberClient:
         self._auth_header: str | None = None
         self.requests = 0
         self.writes = 0
+        self.retried = 0  # requests sent again after a Retry-After
         self._discovery: Discovery | None = None
         self._discovery_lock = threading.RLock()
         self._lock = threading.Lock()
@@ -217,8 +222,12 @@ class MemberClient:
                 query: list | None = None, timeout: float | None = None) -> tuple[int, object]:
         """One request; returns ``(status, parsed JSON body or text)`` for any HTTP status.
 
+        An answer 429 (or 5xx) with ``Retry-After: <seconds>`` is sent again after that wait, as
+        client-go's ``rest.Request`` does (``checkWait``), at most :data:`MAX_RETRY_AFTER` times and
+        only while the wait ends within this request's ``timeout``; otherwise that answer is returned.
+
         Raises:
-            MemberUnreachable: transport failure or timeout.
+            MemberUnreachable: transport failure or timeout (``timeout`` covers every attempt).
         """
         import urllib3
 
@@ -230,22 +239,32 @@ class MemberClient:
         if query:
             url += "?" + urlencode(list(query), quote_via=quote)
         data = None if body is None else (body if isinstance(body, bytes) else orjson.dumps(body))
-        self.bucket.take()
-        with self._lock:
-            self.requests += 1
-            if method != "GET" and ("dryRun", "All") not in (query or []):
-                self.writes += 1
         total = timeout or self.timeout
         deadline = time.monotonic() + total
-        try:
-            resp = self.api.rest_client.pool_manager.request(
-                method, url, body=data, headers=headers, retries=False, preload_content=False,
-                timeout=urllib3.Timeout(total=total))
-            raw = _read_body(resp, deadline, total)
-        except urllib3.exceptions.HTTPError as exc:
-            raise MemberUnreachable(_transport_message(exc, total)) from None
-        except (OSError, ValueError) as exc:  # ValueError: a header http.client refuses
-            raise MemberUnreachable(redact(str(exc))) from None
+        for attempt in range(MAX_RETRY_AFTER + 1):
+            self.bucket.take()
+            with self._lock:
+                self.requests += 1
+                if method != "GET" and ("dryRun", "All") not in (query or []):
+                    self.writes += 1
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise MemberUnreachable(f"request timed out after {total:g}s (the member kept asking to retry)")
+            try:
+                resp = self.api.rest_client.pool_manager.request(
+                    method, url, body=data, headers=headers, retries=False, preload_content=False,
+                    timeout=urllib3.Timeout(total=left))
+                raw = _read_body(resp, deadline, total)
+            except urllib3.exceptions.HTTPError as exc:
+                raise MemberUnreachable(_transport_message(exc, total)) from None
+            except (OSError, ValueError) as exc:  # ValueError: a header http.client refuses
+                raise MemberUnreachable(redact(str(exc))) from None
+            wait = _retry_after(resp.status, resp.headers.get("Retry-After"))
+            if wait is None or attempt == MAX_RETRY_AFTER or time.monotonic() + wait >= deadline:
+                break
+            with self._lock:
+                self.retried += 1
+            time.sleep(wait)
         try:
             return resp.status, orjson.loads(raw) if raw else None
         except orjson.JSONDecodeError:
@@ -442,6 +461,18 @@ def _read_body(resp, deadline: float, total: float) -> bytes:
     return b"".join(chunks)
 
 
+def _retry_after(status: int, header: str | None) -> int | None:
+    """Seconds to wait before sending a request again: an answer 429 or 5xx with a ``Retry-After``
+    header of whole seconds (the form kube-apiserver sends; client-go reads no other), else None."""
+    if status != 429 and not 500 <= status < 600:
+        return None
+    try:
+        seconds = int(str(header).strip())
+    except ValueError:
+        return None
+    return seconds if seconds >= 0 else None
+
+
 def _transport_message(exc, timeout: float) -> str:
     import urllib3
 
@@ -457,5 +488,5 @@ def _transport_message(exc, timeout: float) -> str:
     return text
 
 
-__all__ = ["DEFAULT_BURST", "DEFAULT_QPS", "DEFAULT_TIMEOUT", "DEFAULT_WORKERS", "Discovery", "MemberApiError", "MemberClient", "MemberUnreachable",
+__all__ = ["DEFAULT_BURST", "DEFAULT_QPS", "DEFAULT_TIMEOUT", "DEFAULT_WORKERS", "MAX_RETRY_AFTER", "Discovery", "MemberApiError", "MemberClient", "MemberUnreachable",
            "Resource", "TokenBucket"]

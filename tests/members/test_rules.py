@@ -151,6 +151,17 @@ def test_token_bucket_saves_up_at_most_the_burst():
     assert [w == 0.0 for w in waits] == [True, True, True, False, False]
 
 
+@pytest.mark.parametrize("status,header,want", [
+    (429, "1", 1), (503, "0", 0), (500, " 7 ", 7),
+    (429, None, None), (429, "Wed, 21 Oct 2015 07:28:00 GMT", None), (429, "-1", None),
+    (200, "1", None), (409, "1", None),
+])
+def test_retry_after_as_client_go_reads_it(status, header, want):
+    from karmactl.members.clients import _retry_after
+
+    assert _retry_after(status, header) == want
+
+
 def test_resolve_access(tmp_path):
     (tmp_path / "kc").write_text("{}")
     c = {"metadata": {"name": "m1", "annotations": {"karmactl.io/kubeconfig": "kc"}}}

@@ -189,6 +189,28 @@ def test_a_terminating_work_leaves_the_object_a_live_work_now_applies(member, tm
     assert [m for m, _p in _writes(member)] == ["PUT"]
 
 
+def test_a_throttling_member_is_asked_again_after_its_retry_after(member, tmp_path):
+    """kube-apiserver's API Priority and Fairness answers 429 with Retry-After: the request is sent
+    again (client-go's behaviour), so the writes land; a wait longer than the request timeout
+    fails only that Work, with the member's message."""
+    member.hooks.set_throttle(4, retry_after=0)
+    client = _client(member, tmp_path, workers=3)
+    works = {_keys(f"cm-{i}"): work_of(f"cm-{i}", managed("v1", "ConfigMap", f"c{i}", "default")) for i in range(6)}
+    out = _act(client, works, workers=3)
+    assert out.error is None and all(_applied(w) == "True" for w in out.works.values())
+    statuses = [e["status"] for e in member.request_log]
+    assert statuses.count(429) == 4 and client.retried == 4
+    assert len(member.list_objects("v1", "ConfigMap", "default")) == 6
+
+    member.hooks.set_throttle(1, retry_after=30)  # beyond the 5 s timeout: not waited for
+    late = {_keys("late"): work_of("late", managed("v1", "ConfigMap", "late", "default"))}
+    out = _act(client, late, workers=3)
+    applied = next(c for c in out.works[_keys("late")]["status"]["conditions"] if c["type"] == "Applied")
+    assert (applied["status"], out.error) == ("False", None)
+    assert "Too many requests, please try again later." in applied["message"]
+    assert client.retried == 4
+
+
 # ------------------------------------------------------------------------------------ the CLI
 
 
