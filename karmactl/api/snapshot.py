@@ -76,6 +76,43 @@ def _replace(m: dict, key, new) -> bool:
     return True
 
 
+MEMBER_KNOBS = (  # Knobs attribute, karmactl-config key, environment variable, kind
+    ("timeout", "memberRequestTimeout", "KARMACTL_MEMBER_TIMEOUT", "seconds"),
+    ("qps", "memberQPS", "KARMACTL_MEMBER_QPS", "rate"),
+    ("burst", "memberBurst", "KARMACTL_MEMBER_BURST", "count"),
+    ("workers", "memberWorkers", "KARMACTL_MEMBER_WORKERS", "count"),
+    ("concurrency", "memberConcurrency", "KARMACTL_MEMBER_CONCURRENCY", "count"),
+)
+"""The member-request settings (read by ``karmactl/members/layer.py``); the environment variable wins."""
+
+_KNOB_EXPECT = {"seconds": "a number of seconds > 0", "rate": "a number of requests per second (0: no limit)",
+                "count": "a whole number >= 1"}
+
+
+def member_knob(kind: str, raw) -> float | int:
+    """One member setting from its text: ``seconds`` a number > 0 (``5`` or ``5s``), ``rate`` any
+    number (<= 0 is no limit), ``count`` a whole number >= 1.
+
+    Raises:
+        ValueError: the value does not parse; the message says what was expected (the caller names the key).
+    """
+    text = str(raw).strip()
+    try:
+        if kind == "seconds":
+            value = float(text[:-1] if text.endswith("s") else text)
+            if value > 0:
+                return value
+        elif kind == "rate":
+            return float(text)
+        else:
+            count = int(text)
+            if count >= 1:
+                return count
+    except ValueError:
+        pass
+    raise ValueError(f'"{raw}" is not {_KNOB_EXPECT[kind]}')
+
+
 @dataclass
 class Settings:
     """karmactl's control-plane settings, read from the ConfigMap ``karmada-system/karmactl-config``
@@ -159,6 +196,12 @@ class Settings:
             if mode not in ("Directly", "Gracefully"):
                 raise ValueError(f'karmactl-config data.noExecuteTaintEvictionPurgeMode: "{mode}" must be Directly or Gracefully')
             s.no_execute_purge_mode = mode
+        for _attr, key, _env, kind in MEMBER_KNOBS:
+            if key in data and str(data[key]).strip() != "":
+                try:
+                    member_knob(kind, data[key])
+                except ValueError as exc:
+                    raise ValueError(f"karmactl-config data.{key}: {exc}") from None
         if "skippedPropagatingNamespaces" in data:
             s.skipped_namespaces = tuple(p.strip() for p in str(data["skippedPropagatingNamespaces"]).split(",") if p.strip())
         return s

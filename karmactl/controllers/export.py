@@ -62,6 +62,7 @@ PROPOSAL_FIELDS = (
 UNTRANSLATED_SETTINGS = {
     "memberRequestTimeout": "Karmada's member clients have no per-request timeout flag",
     "memberConcurrency": "Karmada syncs Works with --concurrent-work-syncs, which is not a per-member limit",
+    "memberWorkers": "Karmada's --concurrent-work-syncs counts Works across all members, not requests per member",
     "conditionDetection": "Karmada's control plane does not probe ServiceDomainNameResolutionReady (a separate "
                           "cluster problem detector must report it)",
     "conditionDetectionCommand": "Karmada's control plane runs no detection command",
@@ -291,8 +292,14 @@ def _settings_flags(ex: Export, data: dict, has_taint_policies: bool, has_mcs: b
     cm.append(f"--cluster-success-threshold={_seconds(s.success_threshold)}")
     cm.append(f"--graceful-eviction-timeout={_seconds(s.graceful_eviction_timeout)}")
     cm.append("--skipped-propagating-namespaces=" + ",".join(s.skipped_namespaces))
-    if "memberQPS" in data:
-        cm.append(f"--cluster-api-qps={data['memberQPS']}")
+    qps, burst = (str(data.get(k, "")).strip() for k in ("memberQPS", "memberBurst"))
+    if qps and float(qps) > 0:
+        cm.append(f"--cluster-api-qps={qps}")
+    elif qps:  # Karmada reads a QPS <= 0 as its default (pkg/util/membercluster_ratelimiter.go)
+        ex.lossy.append(Lossy("ConfigMap karmada-system/karmactl-config", "", "data.memberQPS",
+                              "Karmada has no unlimited member QPS: --cluster-api-qps <= 0 means its default, 40"))
+    if burst:
+        cm.append(f"--cluster-api-burst={burst}")
     for k in sorted(data):
         if k in UNTRANSLATED_SETTINGS:
             ex.lossy.append(Lossy("ConfigMap karmada-system/karmactl-config", "", f"data.{k}", UNTRANSLATED_SETTINGS[k]))

@@ -13,7 +13,9 @@ WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 
 class HookState:
     """Fault injection shared by every request: ``health`` (ok | unready | broken), per-request
-    ``latency`` seconds, and ``hang`` (requests block until cleared or ``hang_max`` seconds pass)."""
+    ``latency`` seconds, ``hang`` (requests block until cleared or ``hang_max`` seconds pass), and
+    throttling (the next ``throttle_count`` API requests are answered 429 with ``Retry-After``, as
+    kube-apiserver's API Priority and Fairness does when a client sends more than its share)."""
 
     def __init__(self) -> None:
         self.health = "ok"
@@ -21,6 +23,22 @@ class HookState:
         self.hang_max = 60.0
         self._released = threading.Event()
         self._released.set()
+        self.throttle_count = 0
+        self.throttle_retry_after = 1
+        self._throttle_lock = threading.Lock()
+
+    def set_throttle(self, count: int, retry_after: int = 1) -> None:
+        """Answer the next ``count`` API requests 429 TooManyRequests, ``Retry-After: retry_after``."""
+        with self._throttle_lock:
+            self.throttle_count, self.throttle_retry_after = max(0, int(count)), max(0, int(retry_after))
+
+    def take_throttle(self) -> int | None:
+        """For an API request being served: the Retry-After seconds when it is to be throttled, else None."""
+        with self._throttle_lock:
+            if self.throttle_count <= 0:
+                return None
+            self.throttle_count -= 1
+            return self.throttle_retry_after
 
     @property
     def hang(self) -> bool:
@@ -49,12 +67,29 @@ class HookState:
 
 class RequestLog:
     """API requests served (hook requests excluded): dicts with method, path, query, content_type,
-    status and time (epoch seconds). Keeps the last ``limit`` entries."""
+    status and time (epoch seconds). Keeps the last ``limit`` entries.
+
+    Also counts the API requests being served at once (:meth:`begin`/:meth:`end`):
+    ``max_in_flight`` is the most since the log was last cleared (a client's concurrency as the
+    server saw it)."""
 
     def __init__(self, limit: int = 20000) -> None:
         self._lock = threading.Lock()
         self._items: list[dict] = []
         self.limit = limit
+        self.in_flight = 0
+        self.max_in_flight = 0
+
+    def begin(self) -> None:
+        """An API request starts being served."""
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def end(self) -> None:
+        """An API request has been answered (or failed)."""
+        with self._lock:
+            self.in_flight -= 1
 
     def add(self, entry: dict) -> None:
         with self._lock:
@@ -69,6 +104,7 @@ class RequestLog:
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self.max_in_flight = self.in_flight
 
     def write_count(self) -> int:
         with self._lock:

@@ -157,6 +157,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_response(code)
         for warning in getattr(self, "_warnings", ()):
             self.send_header("Warning", '299 - "%s"' % warning.replace('"', '\\"'))
+        for name, value in getattr(self, "_extra_headers", ()):
+            self.send_header(name, value)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         self.send_header("Cache-Control", "no-cache, private")
@@ -170,6 +172,7 @@ class Handler(BaseHTTPRequestHandler):
     def _dispatch(self, method: str) -> None:
         self._status = 0
         self._warnings: list[str] = []
+        self._extra_headers: list[tuple[str, str]] = []
         self._pending_log: dict | None = None
         parts = urlsplit(self.path)
         path = parts.path.rstrip("/") or "/"
@@ -185,8 +188,15 @@ class Handler(BaseHTTPRequestHandler):
         hooks = self.member.hooks
         self._pending_log = {"method": method, "path": path, "query": parts.query,
                              "content_type": self.headers.get("Content-Type", ""), "time": time.time()}
+        self.member.request_log_obj.begin()
         try:
             hooks.delay()
+            retry_after = hooks.take_throttle()
+            if retry_after is not None:
+                self._read_body()
+                self._extra_headers.append(("Retry-After", str(retry_after)))
+                raise ApiError(429, "TooManyRequests", "Too many requests, please try again later.",
+                               {"retryAfterSeconds": retry_after})
             if hooks.health == "broken":
                 self._read_body()
                 raise ApiError(503, "ServiceUnavailable", "the server is currently unable to handle the request")
@@ -200,6 +210,7 @@ class Handler(BaseHTTPRequestHandler):
             self._send_error(ApiError(500, "InternalError", f"Internal error occurred: {type(e).__name__}: {e}"))
         finally:
             self._log_request()
+            self.member.request_log_obj.end()
 
     def _log_request(self) -> None:
         """Add this request to the member's request log, once: from :meth:`_send` before the
@@ -281,8 +292,8 @@ class Handler(BaseHTTPRequestHandler):
         raw = self._read_body()
         ctype = self.headers.get("Content-Type", "application/json").split(";")[0].strip()
         if "protobuf" in ctype or "cbor" in ctype:
-            raise ApiError(415, "UnsupportedMediaType", f'the body of the request was in an unknown format - '
-                           f'accepted media types include: application/json, application/yaml')
+            raise ApiError(415, "UnsupportedMediaType", 'the body of the request was in an unknown format - '
+                           'accepted media types include: application/json, application/yaml')
         if not raw:
             return None
         try:
@@ -548,9 +559,10 @@ class Handler(BaseHTTPRequestHandler):
         POST /_emulator/status {"apiVersion", "kind", "namespace", "name", "status"}
         POST /_emulator/nodes {"name", "cpu", "memory", "pods"}
         GET  /_emulator/objects?apiVersion=&kind=[&namespace=][&name=]
-        GET  /_emulator/requests -> {"items": [...], "writeCount": n};  DELETE /_emulator/requests
+        GET  /_emulator/requests -> {"items": [...], "writeCount": n, "maxInFlight": n};  DELETE /_emulator/requests
         POST /_emulator/fake-controller {"enabled": true, "delay": 0.5}
         POST /_emulator/outage {"seconds": 2}      (stop listening, start again after the pause)
+        POST /_emulator/throttle {"count": 3, "retryAfter": 1}  (the next API requests get 429)
         """
         m = self.member
         raw = self._read_body() if method in ("POST", "PUT", "PATCH", "DELETE") else b""
@@ -579,11 +591,14 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(200, {"items": m.list_objects(query["apiVersion"], query["kind"],
                                                             query.get("namespace"))})
         elif route == "/requests" and method == "GET":
-            return self._send(200, {"items": m.request_log, "writeCount": m.write_count()})
+            return self._send(200, {"items": m.request_log, "writeCount": m.write_count(),
+                                    "maxInFlight": m.request_log_obj.max_in_flight})
         elif route == "/requests" and method == "DELETE":
             m.clear_request_log()
         elif route == "/fake-controller" and method == "POST":
             m.set_fake_controller(bool(body.get("enabled", True)), body.get("delay"))
+        elif route == "/throttle" and method == "POST":
+            m.hooks.set_throttle(int(body.get("count", 1)), int(body.get("retryAfter", 1)))
         elif route == "/outage" and method == "POST":
             seconds = float(body.get("seconds", 1))
             self._send(200, {"ok": True, "seconds": seconds})
@@ -791,6 +806,11 @@ class MemberServer:
     def write_count(self) -> int:
         """Number of logged POST/PUT/PATCH/DELETE API requests."""
         return self.request_log_obj.write_count()
+
+    @property
+    def max_in_flight(self) -> int:
+        """The most API requests served at once since the request log was last cleared."""
+        return self.request_log_obj.max_in_flight
 
 
 __all__ = ["MemberServer", "ApiError"]

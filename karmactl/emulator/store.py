@@ -21,6 +21,8 @@ import threading
 import uuid
 from typing import Any, Callable
 
+import orjson
+
 from karmactl.api import openapi as schemas
 
 from . import defaults, patching
@@ -267,10 +269,13 @@ class Store:
                 snapshot = {"resourceVersion": self._rv,
                             "objects": {f"{g}/{p}": [bucket[k] for k in sorted(bucket)]
                                         for (g, p), bucket in sorted(self._objects.items()) if bucket}}
-            data = json.dumps(snapshot, sort_keys=True)
+            try:  # orjson: a tenth of json's time, and the writer thread holds the GIL while encoding
+                data = orjson.dumps(snapshot, option=orjson.OPT_SORT_KEYS)
+            except (orjson.JSONEncodeError, TypeError):  # e.g. an integer beyond 64 bits
+                data = json.dumps(snapshot, sort_keys=True).encode()
             os.makedirs(self.data_dir, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.data_dir, prefix=".objects-", suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
+            with os.fdopen(fd, "wb") as f:
                 f.write(data)
             os.replace(tmp, os.path.join(self.data_dir, STATE_FILE))
 

@@ -2,8 +2,11 @@
 
 The ``kubernetes`` package reads the kubeconfig (auth, TLS, exec plugins, token refresh) and owns
 the connection pool; requests go through that pool directly, so karmactl controls what the
-generated client does not let it: no retries (a down member fails at once), a per-request total
-timeout, raw JSON bodies (orjson), and a per-member rate limit (:class:`TokenBucket`).
+generated client does not let it: no retries of a failed connection (a down member fails at
+once; an answer 429/5xx with ``Retry-After`` is sent again within the timeout, as client-go does),
+a per-request total timeout, raw JSON bodies (orjson), a per-member rate limit (:class:`TokenBucket`, off by default)
+and a connection pool as large as the member's request workers, so concurrent requests each keep
+their connection alive.
 
 Discovery (``/api``, ``/apis`` and each group-version) is fetched once per run per member
 (:class:`Discovery`), used for ``apiEnablements`` and to map a kind to its REST path.
@@ -15,13 +18,28 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
+from urllib.parse import quote, urlencode
 
 import orjson
 
 from karmactl.members.kubeconfig import ClusterAccess, redact, register_secret
 
 DEFAULT_TIMEOUT = 5.0
-DEFAULT_QPS = 50.0
+DEFAULT_QPS = 0.0
+"""Requests per second per member; 0 is no client-side limit. Karmada's controller-manager defaults
+to ``--cluster-api-qps=40`` for a process that syncs Works one event at a time and reads from
+watch caches; a karmactl run sends its whole batch at once and reads by LIST, as ``kubectl apply``
+does, which sets no limit either (README, "Member requests")."""
+DEFAULT_BURST = 60
+"""Tokens saved up when ``qps`` > 0: Karmada's ``--cluster-api-burst`` default."""
+DEFAULT_WORKERS = 5
+"""Requests in flight per member: Karmada's ``--concurrent-work-syncs`` default."""
+MAX_RETRY_AFTER = 10
+"""How often one request is sent again when the member answers 429/5xx with ``Retry-After``
+(client-go's default ``maxRetries``)."""
+AUTH_REFRESH_SECONDS = 1.0
+"""How often the kubeconfig loader's token refresh hook runs at most (it renews tokens five
+minutes before they expire, so a second's delay never sends an expired one)."""
 
 
 class MemberUnreachable(Exception):
@@ -41,21 +59,31 @@ class MemberApiError(Exception):
 
 
 class TokenBucket:
-    """A thread-safe token bucket: ``rate`` tokens per second, at most ``burst`` saved up.
+    """A thread-safe token bucket, as client-go's ``flowcontrol.NewTokenBucketRateLimiter``:
+    ``rate`` tokens per second, at most ``burst`` saved up, full at start.
 
-    :meth:`take` blocks until a token is available. ``rate`` <= 0 disables the limit.
+    :meth:`take` reserves a token and sleeps until it is due, so concurrent callers are admitted in
+    the order they asked, ``burst`` at once and then ``rate`` per second. ``rate`` <= 0 disables the
+    limit (client-go's negative QPS).
+
+    Args:
+        rate: tokens per second (float).
+        burst: bucket size (>= 1; default ``max(rate, 1)``).
+        clock, sleep: ``time.monotonic`` and ``time.sleep`` (tests pass fakes).
+
+    Follows ``k8s.io/client-go/util/flowcontrol/throttle.go`` (a ``golang.org/x/time/rate`` limiter).
     """
 
     def __init__(self, rate: float, burst: float | None = None, clock=time.monotonic, sleep=time.sleep):
         self.rate = float(rate)
-        self.burst = float(burst if burst is not None else max(rate, 1.0))
+        self.burst = max(1.0, float(burst if burst is not None else max(rate, 1.0)))
         self.tokens = self.burst
         self._clock, self._sleep = clock, sleep
         self._last = clock()
         self._lock = threading.Lock()
 
     def take(self) -> float:
-        """Take one token; returns the seconds waited."""
+        """Take one token, sleeping until it is due; returns the seconds waited."""
         if self.rate <= 0:
             return 0.0
         with self._lock:
@@ -124,14 +152,18 @@ class MemberClient:
     Args:
         access: kubeconfig file(s) and context.
         timeout: total seconds per request (connect + read).
-        qps: requests per second allowed to this member (token bucket, burst = qps).
+        qps: requests per second allowed to this member (<= 0: no limit).
+        burst: requests the bucket lets through at once when ``qps`` > 0.
+        workers: requests this client may have in flight at once (the pool keeps that many
+            connections open); callers bound their own concurrency to it.
 
     Raises:
         Exception: from the kubernetes config loader when the context or its cluster is missing or
             malformed (the caller reports ``StatusCollectionFailed``).
     """
 
-    def __init__(self, access: ClusterAccess, timeout: float = DEFAULT_TIMEOUT, qps: float = DEFAULT_QPS):
+    def __init__(self, access: ClusterAccess, timeout: float = DEFAULT_TIMEOUT, qps: float = DEFAULT_QPS,
+                 burst: float = DEFAULT_BURST, workers: int = DEFAULT_WORKERS):
         from kubernetes import client as kclient
         from kubernetes import config as kconfig
 
@@ -151,6 +183,8 @@ class MemberClient:
                     raise ValueError(f"the token of context {access.context} holds a line break or another "
                                      f"control character (an HTTP header cannot carry it)")
             cfg.retries = 0  # read by the pool manager when the ApiClient is built
+            self.workers = max(1, int(workers))
+            cfg.connection_pool_maxsize = max(cfg.connection_pool_maxsize or 1, self.workers)
             self.api = kclient.ApiClient(configuration=cfg)
             if not cfg.proxy:
                 self.api.rest_client.pool_manager = _in_memory_pool(cfg)
@@ -160,10 +194,16 @@ class MemberClient:
             _forget_temp_files(keydir)
             if keydir:
                 shutil.rmtree(keydir, ignore_errors=True)
-        self.bucket = TokenBucket(qps)
+        self.bucket = TokenBucket(qps, burst)
+        self._base = cfg.host.rstrip("/")
+        self._auth_lock = threading.Lock()
+        self._auth_at: float | None = None
+        self._auth_header: str | None = None
         self.requests = 0
         self.writes = 0
+        self.retried = 0  # requests sent again after a Retry-After
         self._discovery: Discovery | None = None
+        self._discovery_lock = threading.RLock()
         self._lock = threading.Lock()
 
     @property
@@ -182,35 +222,64 @@ class MemberClient:
                 query: list | None = None, timeout: float | None = None) -> tuple[int, object]:
         """One request; returns ``(status, parsed JSON body or text)`` for any HTTP status.
 
+        An answer 429 (or 5xx) with ``Retry-After: <seconds>`` is sent again after that wait, as
+        client-go's ``rest.Request`` does (``checkWait``), at most :data:`MAX_RETRY_AFTER` times and
+        only while the wait ends within this request's ``timeout``; otherwise that answer is returned.
+
         Raises:
-            MemberUnreachable: transport failure or timeout.
+            MemberUnreachable: transport failure or timeout (``timeout`` covers every attempt).
         """
         import urllib3
 
         headers = {"Accept": "application/json", "Content-Type": content_type, "User-Agent": "karmactl"}
-        _m, url, headers, _b, _p = self.api.param_serialize(method, path, query_params=list(query or []),
-                                                           header_params=headers, auth_settings=["BearerToken"])
+        auth = self._authorization()
+        if auth:
+            headers["Authorization"] = auth
+        url = self._base + path  # paths are built from DNS-1123 names; query values are quoted
+        if query:
+            url += "?" + urlencode(list(query), quote_via=quote)
         data = None if body is None else (body if isinstance(body, bytes) else orjson.dumps(body))
-        self.bucket.take()
-        with self._lock:
-            self.requests += 1
-            if method != "GET" and ("dryRun", "All") not in (query or []):
-                self.writes += 1
         total = timeout or self.timeout
         deadline = time.monotonic() + total
-        try:
-            resp = self.api.rest_client.pool_manager.request(
-                method, url, body=data, headers=headers, retries=False, preload_content=False,
-                timeout=urllib3.Timeout(total=total))
-            raw = _read_body(resp, deadline, total)
-        except urllib3.exceptions.HTTPError as exc:
-            raise MemberUnreachable(_transport_message(exc, total)) from None
-        except (OSError, ValueError) as exc:  # ValueError: a header http.client refuses
-            raise MemberUnreachable(redact(str(exc))) from None
+        for attempt in range(MAX_RETRY_AFTER + 1):
+            self.bucket.take()
+            with self._lock:
+                self.requests += 1
+                if method != "GET" and ("dryRun", "All") not in (query or []):
+                    self.writes += 1
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise MemberUnreachable(f"request timed out after {total:g}s (the member kept asking to retry)")
+            try:
+                resp = self.api.rest_client.pool_manager.request(
+                    method, url, body=data, headers=headers, retries=False, preload_content=False,
+                    timeout=urllib3.Timeout(total=left))
+                raw = _read_body(resp, deadline, total)
+            except urllib3.exceptions.HTTPError as exc:
+                raise MemberUnreachable(_transport_message(exc, total)) from None
+            except (OSError, ValueError) as exc:  # ValueError: a header http.client refuses
+                raise MemberUnreachable(redact(str(exc))) from None
+            wait = _retry_after(resp.status, resp.headers.get("Retry-After"))
+            if wait is None or attempt == MAX_RETRY_AFTER or time.monotonic() + wait >= deadline:
+                break
+            with self._lock:
+                self.retried += 1
+            time.sleep(wait)
         try:
             return resp.status, orjson.loads(raw) if raw else None
         except orjson.JSONDecodeError:
             return resp.status, raw.decode("utf-8", "replace")
+
+    def _authorization(self) -> str | None:
+        """The ``Authorization`` header (bearer token), refreshed through the kubeconfig loader's hook
+        (exec plugins, expiring tokens) at most every :data:`AUTH_REFRESH_SECONDS`."""
+        cfg = self.api.configuration
+        with self._auth_lock:
+            now = time.monotonic()
+            if self._auth_at is None or now - self._auth_at >= AUTH_REFRESH_SECONDS:
+                self._auth_header = (cfg.auth_settings().get("BearerToken") or {}).get("value")
+                self._auth_at = now
+            return self._auth_header
 
     def call(self, method: str, path: str, body=None, content_type: str = "application/json",
              query: list | None = None, ok_missing: bool = False):
@@ -242,6 +311,12 @@ class MemberClient:
         """
         if self._discovery is not None and not refresh:
             return self._discovery
+        with self._discovery_lock:
+            if self._discovery is not None and not refresh:
+                return self._discovery
+            return self._discover()
+
+    def _discover(self) -> Discovery:
         d = Discovery()
         try:
             gvs = [v for v in (self.call("GET", "/api") or {}).get("versions") or []]
@@ -249,18 +324,43 @@ class MemberClient:
                 gvs += [v["groupVersion"] for v in group.get("versions") or []]
             if not all(isinstance(gv, str) for gv in gvs):
                 raise TypeError("a groupVersion is not a string")
-            for gv in gvs:
-                self._discover_group_version(d, gv)
+            docs = self._read_group_versions(gvs)
+            for gv, doc in zip(gvs, docs):
+                self._record_group_version(d, gv, doc)
         except (AttributeError, TypeError, KeyError) as exc:
             raise MemberUnreachable(f"malformed discovery answer: {exc}") from None
         self._discovery = d
         return d
 
+    def _read_group_versions(self, gvs: list) -> list:
+        """:meth:`_read_group_version` of each, ``workers`` at a time, in order. The first transport
+        failure cancels the reads not yet sent (a hanging member costs one timeout, not one per
+        group-version) and is raised."""
+        if self.workers <= 1 or len(gvs) <= 1:
+            return [self._read_group_version(gv) for gv in gvs]
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(min(self.workers, len(gvs)), thread_name_prefix="discovery")
+        try:
+            futures = [pool.submit(self._read_group_version, gv) for gv in gvs]
+            return [f.result() for f in futures]
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
     def _discover_group_version(self, d: Discovery, gv: str) -> None:
+        self._record_group_version(d, gv, self._read_group_version(gv))
+
+    def _read_group_version(self, gv: str) -> dict | None:
+        """The resource list of one group-version, None when the member answers with an error."""
         path = "/api/" + gv if "/" not in gv else "/apis/" + gv
         try:
-            doc = self.call("GET", path) or {}
+            return self.call("GET", path) or {}
         except MemberApiError:
+            return None
+
+    @staticmethod
+    def _record_group_version(d: Discovery, gv: str, doc: dict | None) -> None:
+        if doc is None:
             if gv not in d.failed:
                 d.failed.append(gv)
             return
@@ -279,8 +379,11 @@ class MemberClient:
         d = self.discovery()
         found = d.lookup(api_version, kind)
         if found is None:
-            self._discover_group_version(d, api_version)
-            found = d.lookup(api_version, kind)
+            with self._discovery_lock:  # workers meeting one new kind read its group-version once
+                found = d.lookup(api_version, kind)
+                if found is None:
+                    self._discover_group_version(d, api_version)
+                    found = d.lookup(api_version, kind)
         return found
 
 
@@ -358,6 +461,18 @@ def _read_body(resp, deadline: float, total: float) -> bytes:
     return b"".join(chunks)
 
 
+def _retry_after(status: int, header: str | None) -> int | None:
+    """Seconds to wait before sending a request again: an answer 429 or 5xx with a ``Retry-After``
+    header of whole seconds (the form kube-apiserver sends; client-go reads no other), else None."""
+    if status != 429 and not 500 <= status < 600:
+        return None
+    try:
+        seconds = int(str(header).strip())
+    except ValueError:
+        return None
+    return seconds if seconds >= 0 else None
+
+
 def _transport_message(exc, timeout: float) -> str:
     import urllib3
 
@@ -373,5 +488,5 @@ def _transport_message(exc, timeout: float) -> str:
     return text
 
 
-__all__ = ["DEFAULT_QPS", "DEFAULT_TIMEOUT", "Discovery", "MemberApiError", "MemberClient", "MemberUnreachable",
+__all__ = ["DEFAULT_BURST", "DEFAULT_QPS", "DEFAULT_TIMEOUT", "DEFAULT_WORKERS", "MAX_RETRY_AFTER", "Discovery", "MemberApiError", "MemberClient", "MemberUnreachable",
            "Resource", "TokenBucket"]

@@ -4,19 +4,24 @@ The I/O shell of ``pkg/controllers/execution/execution_controller.go`` and
 ``pkg/controllers/status/work_status_controller.go`` (semantics §8, §9.5–§9.7); every decision is
 in ``karmactl/controllers/execution.py`` and ``work_status.py``.
 
-Per member, in one thread:
+Per member:
 
 * :func:`observe_member` reads every member copy karmactl manages (one cluster-wide LIST per kind,
   not a GET per Work) and records each applied Work's status and health as observed now;
-* :func:`act_member` applies or deletes each Work from those copies (Namespaces first, then CRDs,
-  then the rest); a write is sent only when the member copy differs from what karmactl would
-  apply, and each write's answer updates the copies.
+* :func:`act_member` applies or deletes each Work from those copies; a write is sent only when the
+  member copy differs from what karmactl would apply, and each write's answer updates the copies.
+  Up to ``workers`` requests are in flight at once, in phases that keep the order that matters
+  (:func:`act_phases`): Namespaces, then CRDs, then everything else are applied; then deletions
+  run the other way round (namespaced objects and custom resources before their CRDs and
+  Namespaces). Works that name the same member object are handled one after the other.
 
 A transport failure stops the member's remaining Works (they keep their state and are retried
 next run); an API error fails only the Work it belongs to (``Applied`` False).
 """
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from karmactl.api import constants as C
@@ -58,6 +63,7 @@ def describe_manifest(manifest: dict) -> str:
 
 class MemberCopies:
     """The member copies read in this run: one LIST per resource, kept up to date with writes.
+    Thread-safe: each resource is listed once however many workers ask for it.
 
     Args:
         client: the member's client.
@@ -66,6 +72,9 @@ class MemberCopies:
     def __init__(self, client: MemberClient):
         self.client = client
         self.index: dict = {}  # Resource.path() -> {(namespace, name): obj}
+        self._lock = threading.Lock()
+        self._list_locks: dict = {}  # Resource.path() -> Lock held while that resource is listed
+        self._namespace_lock = threading.Lock()
 
     def resource(self, manifest: dict):
         """The member's REST resource for a manifest (raises MemberApiError 404 when not served)."""
@@ -78,7 +87,14 @@ class MemberCopies:
     def objects(self, r) -> dict:
         """Every object of resource ``r`` by (namespace, name), listed on first use."""
         key = r.path()
-        if key not in self.index:
+        items = self.index.get(key)
+        if items is not None:
+            return items
+        with self._lock:
+            lock = self._list_locks.setdefault(key, threading.Lock())
+        with lock:
+            if key in self.index:
+                return self.index[key]
             data = self.client.call("GET", key) or {}
             items = {}
             for obj in data.get("items") or []:
@@ -88,7 +104,7 @@ class MemberCopies:
                 md = obj.get("metadata") or {}
                 items[(md.get("namespace") or "", md.get("name") or "")] = obj
             self.index[key] = items
-        return self.index[key]
+        return items
 
     def get(self, r, namespace: str, name: str) -> dict | None:
         return self.objects(r).get((namespace if r.namespaced else "", name))
@@ -96,10 +112,11 @@ class MemberCopies:
     def remember(self, r, namespace: str, name: str, obj: dict | None) -> None:
         items = self.objects(r)
         k = (namespace if r.namespaced else "", name)
-        if obj is None:
-            items.pop(k, None)
-        else:
-            items[k] = obj
+        with self._lock:
+            if obj is None:
+                items.pop(k, None)
+            else:
+                items[k] = obj
 
 
 def _locate(manifest: dict) -> tuple[str, str]:
@@ -139,8 +156,50 @@ def observe_member(works: dict, copies: MemberCopies, now: str, interpreter) -> 
     return out
 
 
+def target_of(manifest: dict) -> tuple:
+    """The member object a manifest names: ``(apiVersion group, kind, namespace, name)`` (the
+    version left out: two versions of one kind are one object)."""
+    api_version = manifest.get("apiVersion") or ""
+    group = api_version.rpartition("/")[0] if "/" in api_version else ""
+    return (group, manifest.get("kind") or "", *_locate(manifest))
+
+
+def act_phases(works: dict) -> list[list[list]]:
+    """The order :func:`act_member` handles a member's Works in: phases run one after the other;
+    a phase is a list of lanes that may run at once; a lane is Work keys handled in turn.
+
+    Applies first, by kind rank (``karmactl.controllers.execution.apply_order``: Namespaces, CRDs,
+    the rest), then deletions (terminating Works) in the reverse ranks, so a custom resource or a
+    namespaced object is deleted before its CRD or Namespace, as Helm uninstalls. Works naming
+    the same member object share a lane, in key order, whatever their phase (the earliest one's),
+    so two Works never write one object at once. Lanes and phases are sorted: the order is
+    deterministic.
+
+    Args:
+        works: Work key -> Work.
+
+    Returns:
+        ``[[[work key, ...], ...], ...]`` (empty phases left out).
+    """
+    def phase_of(work) -> int:
+        rank = X.apply_order(X.manifest_of(work) or {})
+        return 10 + rank if not X.is_terminating(work) else 30 - rank
+
+    lanes: dict = {}  # target -> [keys]
+    for key in sorted(works):
+        manifest = X.manifest_of(works[key])
+        target = target_of(manifest) if manifest is not None else ("", "", "", "", key)
+        lanes.setdefault(target, []).append(key)
+    phases: dict = {}
+    for keys in lanes.values():
+        keys.sort(key=lambda k: (phase_of(works[k]), k))
+        phases.setdefault(phase_of(works[keys[0]]), []).append(keys)
+    return [sorted(phases[p]) for p in sorted(phases)]
+
+
 def act_member(cluster: str, works: dict, copies: MemberCopies | None, ready: bool, reachable_error: str | None,
-               now: str, interpreter, progress=None, verbose: int = 0, dry_run: bool = False) -> MemberOutcome:
+               now: str, interpreter, progress=None, verbose: int = 0, dry_run: bool = False,
+               workers: int = 1) -> MemberOutcome:
     """Apply or delete every Work of one member, from the copies :func:`observe_member` read.
 
     Args:
@@ -151,9 +210,11 @@ def act_member(cluster: str, works: dict, copies: MemberCopies | None, ready: bo
         reachable_error: the member's failure this run (it is not contacted then), or None.
         now: the run's clock (condition times).
         interpreter: the run's ``karmactl.interpreter.Interpreter`` (built from the snapshot).
-        progress: optional ``f(n)`` called as Works are done.
+        progress: optional ``f(n)`` called as Works are done (from worker threads).
         verbose: add an event line per write when > 0.
         dry_run: send nothing; ``changes`` lists what would be sent.
+        workers: Works handled at once (lanes of a phase of :func:`act_phases`); the events,
+            warnings and changes come out in that order whatever finished first.
 
     Returns:
         A :class:`MemberOutcome` (never raises for member failures): Works with their ``Applied``
@@ -170,20 +231,49 @@ def act_member(cluster: str, works: dict, copies: MemberCopies | None, ready: bo
             progress(len(works))
         return out
     start_writes = copies.client.writes
-    order = sorted(works, key=lambda k: (X.apply_order(X.manifest_of(works[k]) or {}), k))
-    done = 0
-    try:
-        for key in order:
-            new = _execute_work(cluster, key, works[key], copies, now, interpreter, out, verbose, dry_run)
+    live = {target_of(X.manifest_of(w)) for w in works.values()
+            if X.manifest_of(w) is not None and not X.is_terminating(w)}
+    stopped: list = []  # the first MemberUnreachable: the remaining Works wait for the next run
+
+    def lane(keys: list) -> MemberOutcome:
+        sink = MemberOutcome()
+        for i, key in enumerate(keys):
+            if stopped:
+                if progress:
+                    progress(len(keys) - i)
+                break
+            try:
+                new = _execute_work(cluster, key, works[key], copies, now, interpreter, sink, verbose, dry_run, live)
+            except MemberUnreachable as exc:
+                stopped.append(exc)
+                if progress:
+                    progress(len(keys) - i)
+                break
             if new is not works[key]:
-                out.works[key] = new
-            done += 1
+                sink.works[key] = new
             if progress:
                 progress(1)
-    except MemberUnreachable as exc:
-        out.error = f"cluster is not reachable: {exc}"
-        if progress:
-            progress(len(order) - done)
+        return sink
+
+    sinks = []
+    pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix=f"member-{cluster}") if workers > 1 else None
+    try:
+        for phase in act_phases(works):
+            if stopped:
+                if progress:
+                    progress(sum(len(keys) for keys in phase))
+                continue
+            sinks += list(pool.map(lane, phase)) if pool and len(phase) > 1 else [lane(keys) for keys in phase]
+    finally:
+        if pool:
+            pool.shutdown(wait=True)
+    for sink in sinks:
+        out.works.update(sink.works)
+        out.events += sink.events
+        out.warnings += sink.warnings
+        out.changes += sink.changes
+    if stopped:
+        out.error = f"cluster is not reachable: {stopped[0]}"
     out.writes = copies.client.writes - start_writes
     return out
 
@@ -194,13 +284,19 @@ def _plan_change(out: MemberOutcome, cluster: str, action: str, manifest: dict, 
 
 
 def _execute_work(cluster: str, key, work: dict, copies: MemberCopies, now: str, interpreter, out: MemberOutcome,
-                  verbose: int, dry_run: bool):
-    """The Work after handling it (None when it was terminating and is done). Raises MemberUnreachable."""
+                  verbose: int, dry_run: bool, live: frozenset | set = frozenset()):
+    """The Work after handling it (None when it was terminating and is done). ``live``: the
+    targets of this member's Works that are not terminating. Raises MemberUnreachable."""
     manifest = X.manifest_of(work)
     if manifest is None:
         return None if X.is_terminating(work) else work
     ns, name = _locate(manifest)
     if X.is_terminating(work):
+        if target_of(manifest) in live:
+            # another Work of this member applies the object in this run: deleting it now would
+            # only take the workload down until the next run puts it back (Karmada gets there by
+            # re-syncing that Work when it sees the deletion); the object stays, that Work's
+            return None
         return _delete(cluster, key, work, manifest, copies, out, verbose, dry_run)
     if X.is_suspended(work):
         return work  # dispatching suspended (§8.3); status is still observed
@@ -285,6 +381,13 @@ def _ensure_namespace(copies: MemberCopies, ns: str, out: MemberOutcome, verbose
     r = copies.resource(ns_manifest)
     if copies.get(r, "", ns) is not None:
         return
+    with copies._namespace_lock:  # workers writing into one new namespace create it once
+        if copies.get(r, "", ns) is None:
+            _create_namespace(copies, r, ns, ns_manifest, out, verbose, cluster)
+
+
+def _create_namespace(copies: MemberCopies, r, ns: str, ns_manifest: dict, out: MemberOutcome, verbose: int,
+                      cluster: str) -> None:
     status, data = copies.client.request("POST", r.path(), ns_manifest)
     if status == 409:  # created meanwhile
         data = copies.client.call("GET", r.path(None, ns))
@@ -332,4 +435,5 @@ def _delete(cluster: str, key, work: dict, manifest: dict, copies: MemberCopies,
     return None
 
 
-__all__ = ["MemberCopies", "MemberOutcome", "act_member", "describe_manifest", "observe_member"]
+__all__ = ["MemberCopies", "MemberOutcome", "act_member", "act_phases", "describe_manifest", "observe_member",
+           "target_of"]

@@ -9,13 +9,20 @@ are served concurrently (at most ``concurrency`` at a time); each member gets it
 per-request timeout and a rate limit, so a down or hanging member costs one timeout and never stops
 the run: its failure lands in ``report.member_errors``.
 
-Knobs (ConfigMap ``karmada-system/karmactl-config`` ``data``; the environment wins):
+Knobs (ConfigMap ``karmada-system/karmactl-config`` ``data``, a value that does not parse is
+refused, exit 2; the environment wins, a variable that does not parse is named in a warning):
 
-==========================  ==============================  =======
-``memberRequestTimeout``    ``KARMACTL_MEMBER_TIMEOUT``     5s
-``memberQPS``               ``KARMACTL_MEMBER_QPS``         50
-``memberConcurrency``       ``KARMACTL_MEMBER_CONCURRENCY`` 8
-==========================  ==============================  =======
+==========================  ==============================  =======  ==========================================
+``memberRequestTimeout``    ``KARMACTL_MEMBER_TIMEOUT``     5s       total seconds per request
+``memberQPS``               ``KARMACTL_MEMBER_QPS``         0        requests per second per member (0: no limit)
+``memberBurst``             ``KARMACTL_MEMBER_BURST``       60       requests let through at once when QPS > 0
+``memberWorkers``           ``KARMACTL_MEMBER_WORKERS``     5        requests in flight per member
+``memberConcurrency``       ``KARMACTL_MEMBER_CONCURRENCY`` 8        members served at once
+==========================  ==============================  =======  ==========================================
+
+QPS and burst are those of Karmada's ``--cluster-api-qps``/``--cluster-api-burst`` (one token
+bucket per member, ``pkg/util/membercluster_client.go``); workers default to Karmada's
+``--concurrent-work-syncs``. Why the QPS default is no limit: ``docs/member-clusters.md``.
 """
 from __future__ import annotations
 
@@ -27,35 +34,50 @@ from pathlib import Path
 
 from karmactl.api import constants as C
 from karmactl.api.snapshot import Settings, Snapshot
+from karmactl.members.clients import DEFAULT_BURST, DEFAULT_QPS, DEFAULT_TIMEOUT, DEFAULT_WORKERS
 
 CLUSTER = ("cluster.karmada.io", "Cluster")
 
 
 @dataclass
 class Knobs:
-    """Per-run member settings: ``timeout`` seconds per request, ``qps`` per member, ``concurrency`` members at once."""
+    """Per-run member settings (see the module's table).
 
-    timeout: float = 5.0
-    qps: float = 50.0
+    Attributes:
+        timeout: seconds per request; qps: requests per second per member (<= 0: no limit);
+        burst: token bucket size; workers: requests in flight per member; concurrency: members at once.
+    """
+
+    timeout: float = DEFAULT_TIMEOUT
+    qps: float = DEFAULT_QPS
+    burst: int = DEFAULT_BURST
+    workers: int = DEFAULT_WORKERS
     concurrency: int = 8
 
 
-def knobs_of(settings_data: dict, environ=None) -> Knobs:
-    """Member settings from the ConfigMap data and the environment (bad values are ignored)."""
+def knobs_of(settings_data: dict, environ=None, warnings: list | None = None) -> Knobs:
+    """Member settings from the ConfigMap data and the environment (the environment wins; an empty
+    value counts as unset). The keys and their checks are ``karmactl.api.snapshot.MEMBER_KNOBS``.
+
+    A ConfigMap value that does not parse never gets here (``Settings.from_snapshot`` refuses it,
+    exit 2). An environment variable that does not parse is not used: a line saying so, naming the
+    variable and the value used instead, goes to ``warnings``.
+    """
+    from karmactl.api.snapshot import MEMBER_KNOBS, member_knob
+
     env = os.environ if environ is None else environ
     k = Knobs()
-    for attr, cm_key, env_key, conv in (("timeout", "memberRequestTimeout", "KARMACTL_MEMBER_TIMEOUT", float),
-                                        ("qps", "memberQPS", "KARMACTL_MEMBER_QPS", float),
-                                        ("concurrency", "memberConcurrency", "KARMACTL_MEMBER_CONCURRENCY", int)):
-        for raw in (settings_data.get(cm_key), env.get(env_key)):
-            if raw is None or str(raw).strip() == "":
-                continue
+    for attr, cm_key, env_key, kind in MEMBER_KNOBS:
+        raw = settings_data.get(cm_key)
+        if raw is not None and str(raw).strip() != "":
+            setattr(k, attr, member_knob(kind, raw))
+        raw = env.get(env_key)
+        if raw is not None and str(raw).strip() != "":
             try:
-                value = conv(float(str(raw).strip().rstrip("s")))
-            except ValueError:
-                continue
-            if value > 0 or attr == "qps":
-                setattr(k, attr, value)
+                setattr(k, attr, member_knob(kind, raw))
+            except ValueError as exc:
+                if warnings is not None:
+                    warnings.append(f"environment variable {env_key}: {exc}; using {getattr(k, attr):g}")
     return k
 
 
@@ -82,6 +104,7 @@ class MemberLayer:
         self._copies: dict = {}
         self._observed: frozenset | None = None
         self._knobs = Knobs()
+        self._knob_warnings: list = []
 
     @classmethod
     def from_context(cls, c) -> "MemberLayer":
@@ -100,7 +123,8 @@ class MemberLayer:
         if name not in self._clients:
             try:
                 access = resolve_access(cluster, self.state_dir, self.kubeconfig, self.environ)
-                self._clients[name] = (MemberClient(access, self._knobs.timeout, self._knobs.qps), None)
+                k = self._knobs
+                self._clients[name] = (MemberClient(access, k.timeout, k.qps, k.burst, k.workers), None)
             except AccessError as exc:
                 self._clients[name] = (None, str(exc))
             except Exception as exc:  # noqa: BLE001 - the kubernetes config loader raises many types
@@ -141,7 +165,13 @@ class MemberLayer:
             data = Settings.from_snapshot(snap).extra
         except ValueError:
             data = {}  # compute() reports the invalid settings
-        self._knobs = knobs_of(data, self.environ)
+        self._knob_warnings = []
+        self._knobs = knobs_of(data, self.environ, self._knob_warnings)
+
+    def _warn_knobs(self, report) -> None:
+        for line in self._knob_warnings:
+            if line not in report.warnings:
+                report.warnings.append(line)
 
     def _pool(self, n: int) -> ThreadPoolExecutor:
         return ThreadPoolExecutor(max_workers=max(1, min(self._knobs.concurrency, n)), thread_name_prefix="member")
@@ -158,6 +188,7 @@ class MemberLayer:
         from karmactl.members.probing import ProbeResult, probe_member, status_overlay
 
         self._reset(snap)
+        self._warn_knobs(report)
         try:
             settings = Settings.from_snapshot(snap)
         except ValueError:
@@ -249,6 +280,7 @@ class MemberLayer:
 
         if not self._probes and not self._clients:
             self._reset(snap)
+            self._warn_knobs(report)
         out = snap.copy_computed()
         interpreter = Interpreter.for_snapshot(snap, now)
         clusters, by_cluster = self._works_by_cluster(snap, out)
@@ -295,6 +327,7 @@ class MemberLayer:
 
         if not self._probes and not self._clients:
             self._reset(snap)
+            self._warn_knobs(report)
         out = snap.copy_computed()
         interpreter = Interpreter.for_snapshot(snap, now)
         clusters, by_cluster = self._works_by_cluster(snap, out)
@@ -311,7 +344,7 @@ class MemberLayer:
             if copies is None and reach_error is None:
                 copies = MemberCopies(self._client(cluster)[0])
             return act_member(name, by_cluster[name], copies, ready, reach_error, now, interpreter,
-                              bar.advance if bar else None, self.verbose, dry_run)
+                              bar.advance if bar else None, self.verbose, dry_run, self._knobs.workers)
 
         try:
             with self._pool(len(names)) as pool:

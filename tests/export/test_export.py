@@ -102,6 +102,26 @@ def test_export_writes_karmadas_objects_without_karmactls_and_exits_1_for_propos
     assert cli("export", "--to-karmada", str(out), "--allow-lossy")[0] == 0
 
 
+@pytest.mark.parametrize("data,flags,lossy", [
+    ('{memberQPS: "40", memberBurst: "60"}', ["--cluster-api-qps=40", "--cluster-api-burst=60"], False),
+    ('{memberQPS: "0", memberWorkers: "8"}', [], True),  # Karmada reads QPS 0 as its default, 40
+])
+def test_export_hands_member_rate_limits_to_karmadas_flags(cli, state, tmp_path, data, flags, lossy):
+    member_clusters(state)
+    write(state / "settings.yaml", f"""
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {{name: karmactl-config, namespace: karmada-system}}
+        data: {data}
+        """)
+    out = tmp_path / "handoff"
+    code, _out, err = cli("export", "--to-karmada", str(out))
+    got = [f for f in (out / "karmada-controller-manager.flags").read_text().split() if f.startswith("--cluster-api")]
+    assert got == flags
+    assert ("data.memberQPS" in err) == lossy and ("data.memberWorkers" in err) == lossy
+    assert code == (1 if lossy else 0), err
+
+
 def test_join_script_joins_every_cluster_with_its_kubeconfig_labels_and_taints(cli, state, tmp_path):
     member_clusters(state)
     out = tmp_path / "handoff"

@@ -99,10 +99,17 @@ def test_strip_patch_removes_karmada_metadata_only():
 
 
 def test_knobs_from_configmap_and_environment():
-    k = knobs_of({"memberRequestTimeout": "2s", "memberQPS": "10"}, {"KARMACTL_MEMBER_CONCURRENCY": "3"})
-    assert (k.timeout, k.qps, k.concurrency) == (2.0, 10.0, 3)
-    k = knobs_of({"memberRequestTimeout": "2s"}, {"KARMACTL_MEMBER_TIMEOUT": "0.5", "KARMACTL_MEMBER_QPS": "x"})
-    assert (k.timeout, k.qps, k.concurrency) == (0.5, 50.0, 8)
+    k = knobs_of({"memberRequestTimeout": "2s", "memberQPS": "10", "memberBurst": "15"},
+                 {"KARMACTL_MEMBER_CONCURRENCY": "3", "KARMACTL_MEMBER_WORKERS": "2"})
+    assert (k.timeout, k.qps, k.burst, k.workers, k.concurrency) == (2.0, 10.0, 15, 2, 3)
+    warnings: list = []
+    k = knobs_of({"memberRequestTimeout": "2s", "memberWorkers": "4"},
+                 {"KARMACTL_MEMBER_TIMEOUT": "0.5", "KARMACTL_MEMBER_QPS": "x", "KARMACTL_MEMBER_WORKERS": "0"},
+                 warnings)
+    assert (k.timeout, k.qps, k.burst, k.workers, k.concurrency) == (0.5, 0.0, 60, 4, 8)  # defaults: Karmada's burst
+    assert warnings == ['environment variable KARMACTL_MEMBER_QPS: "x" is not a number of requests per second '
+                        '(0: no limit); using 0',
+                        'environment variable KARMACTL_MEMBER_WORKERS: "0" is not a whole number >= 1; using 4']
 
 
 def test_token_bucket_waits_once_the_burst_is_spent():
@@ -112,6 +119,47 @@ def test_token_bucket_waits_once_the_burst_is_spent():
     assert [bucket.take() for _ in range(3)] == [0.0, 0.0, pytest.approx(0.1)]
     clock[0] = 10.0
     assert bucket.take() == 0.0
+
+
+def _admitted_by(bucket_args: tuple, callers: int, seconds: list[float], threads: int = 1) -> list[int]:
+    """How many of ``callers`` takes at t=0 the bucket admits by each of ``seconds`` (fake clock:
+    a take is admitted when the wait it is given has passed)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    bucket = TokenBucket(*bucket_args, clock=lambda: 0.0, sleep=lambda s: None)
+    with ThreadPoolExecutor(threads) as pool:
+        waits = list(pool.map(lambda _: bucket.take(), range(callers)))
+    return [sum(1 for w in waits if w <= t + 1e-9) for t in seconds]
+
+
+def test_token_bucket_admits_the_burst_then_the_rate():
+    # Karmada's --cluster-api-qps 40 / --cluster-api-burst 60: 60 at once, then 40 a second
+    assert _admitted_by((40, 60), 200, [0, 0.5, 1, 2, 3.5, 10]) == [60, 80, 100, 140, 200, 200]
+    # the same from eight threads at once: reservations never hand out a token twice
+    assert _admitted_by((40, 60), 200, [0, 1, 2], threads=8) == [60, 100, 140]
+    # no limit (the default, as kubectl): everything at once; a burst below 1 still admits one
+    assert _admitted_by((0, 60), 500, [0]) == [500]
+    assert _admitted_by((5, 0), 3, [0, 0.2, 0.4]) == [1, 2, 3]
+
+
+def test_token_bucket_saves_up_at_most_the_burst():
+    clock = [0.0]
+    bucket = TokenBucket(10, burst=3, clock=lambda: clock[0], sleep=lambda s: None)
+    assert [bucket.take() for _ in range(3)] == [0.0, 0.0, 0.0]
+    clock[0] = 100.0  # idle for 100 s: 1,000 tokens earned, 3 kept
+    waits = [bucket.take() for _ in range(5)]
+    assert [w == 0.0 for w in waits] == [True, True, True, False, False]
+
+
+@pytest.mark.parametrize("status,header,want", [
+    (429, "1", 1), (503, "0", 0), (500, " 7 ", 7),
+    (429, None, None), (429, "Wed, 21 Oct 2015 07:28:00 GMT", None), (429, "-1", None),
+    (200, "1", None), (409, "1", None),
+])
+def test_retry_after_as_client_go_reads_it(status, header, want):
+    from karmactl.members.clients import _retry_after
+
+    assert _retry_after(status, header) == want
 
 
 def test_resolve_access(tmp_path):
