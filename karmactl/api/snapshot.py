@@ -82,16 +82,17 @@ MEMBER_KNOBS = (  # Knobs attribute, karmactl-config key, environment variable, 
     ("burst", "memberBurst", "KARMACTL_MEMBER_BURST", "count"),
     ("workers", "memberWorkers", "KARMACTL_MEMBER_WORKERS", "count"),
     ("concurrency", "memberConcurrency", "KARMACTL_MEMBER_CONCURRENCY", "count"),
+    ("retries", "memberRetries", "KARMACTL_MEMBER_RETRIES", "retries"),
 )
 """The member-request settings (read by ``karmactl/members/layer.py``); the environment variable wins."""
 
 _KNOB_EXPECT = {"seconds": "a number of seconds > 0", "rate": "a number of requests per second (0: no limit)",
-                "count": "a whole number >= 1"}
+                "count": "a whole number >= 1", "retries": "a whole number >= 0"}
 
 
 def member_knob(kind: str, raw) -> float | int:
     """One member setting from its text: ``seconds`` a number > 0 (``5`` or ``5s``), ``rate`` any
-    number (<= 0 is no limit), ``count`` a whole number >= 1.
+    number (<= 0 is no limit), ``count`` a whole number >= 1, ``retries`` a whole number >= 0.
 
     Raises:
         ValueError: the value does not parse; the message says what was expected (the caller names the key).
@@ -106,7 +107,7 @@ def member_knob(kind: str, raw) -> float | int:
             return float(text)
         else:
             count = int(text)
-            if count >= 1:
+            if count >= (0 if kind == "retries" else 1):
                 return count
     except ValueError:
         pass

@@ -156,6 +156,8 @@ class MemberClient:
         burst: requests the bucket lets through at once when ``qps`` > 0.
         workers: requests this client may have in flight at once (the pool keeps that many
             connections open); callers bound their own concurrency to it.
+        retries: times one request is sent again when the member answers 429/5xx with
+            ``Retry-After`` (default :data:`MAX_RETRY_AFTER`; 0: never), all within ``timeout``.
 
     Raises:
         Exception: from the kubernetes config loader when the context or its cluster is missing or
@@ -163,11 +165,11 @@ class MemberClient:
     """
 
     def __init__(self, access: ClusterAccess, timeout: float = DEFAULT_TIMEOUT, qps: float = DEFAULT_QPS,
-                 burst: float = DEFAULT_BURST, workers: int = DEFAULT_WORKERS):
+                 burst: float = DEFAULT_BURST, workers: int = DEFAULT_WORKERS, retries: int = MAX_RETRY_AFTER):
         from kubernetes import client as kclient
         from kubernetes import config as kconfig
 
-        self.access, self.timeout = access, float(timeout)
+        self.access, self.timeout, self.retries = access, float(timeout), max(0, int(retries))
         cfg = kclient.Configuration()
         # inline certificates and keys (``*-data``) become files only in a private directory, read
         # into memory at once and removed before any request: no key file outlives this call,
@@ -223,7 +225,7 @@ class MemberClient:
         """One request; returns ``(status, parsed JSON body or text)`` for any HTTP status.
 
         An answer 429 (or 5xx) with ``Retry-After: <seconds>`` is sent again after that wait, as
-        client-go's ``rest.Request`` does (``checkWait``), at most :data:`MAX_RETRY_AFTER` times and
+        client-go's ``rest.Request`` does (``checkWait``), at most ``retries`` times and
         only while the wait ends within this request's ``timeout``; otherwise that answer is returned.
 
         Raises:
@@ -241,7 +243,7 @@ class MemberClient:
         data = None if body is None else (body if isinstance(body, bytes) else orjson.dumps(body))
         total = timeout or self.timeout
         deadline = time.monotonic() + total
-        for attempt in range(MAX_RETRY_AFTER + 1):
+        for attempt in range(self.retries + 1):
             self.bucket.take()
             with self._lock:
                 self.requests += 1
@@ -260,7 +262,7 @@ class MemberClient:
             except (OSError, ValueError) as exc:  # ValueError: a header http.client refuses
                 raise MemberUnreachable(redact(str(exc))) from None
             wait = _retry_after(resp.status, resp.headers.get("Retry-After"))
-            if wait is None or attempt == MAX_RETRY_AFTER or time.monotonic() + wait >= deadline:
+            if wait is None or attempt == self.retries or time.monotonic() + wait >= deadline:
                 break
             with self._lock:
                 self.retried += 1

@@ -18,6 +18,8 @@ refused, exit 2; the environment wins, a variable that does not parse is named i
 ``memberBurst``             ``KARMACTL_MEMBER_BURST``       60       requests let through at once when QPS > 0
 ``memberWorkers``           ``KARMACTL_MEMBER_WORKERS``     5        requests in flight per member
 ``memberConcurrency``       ``KARMACTL_MEMBER_CONCURRENCY`` 8        members served at once
+``memberRetries``           ``KARMACTL_MEMBER_RETRIES``     10       times one request is sent again after 429/5xx
+                                                                     with ``Retry-After`` (within its timeout)
 ==========================  ==============================  =======  ==========================================
 
 QPS and burst are those of Karmada's ``--cluster-api-qps``/``--cluster-api-burst`` (one token
@@ -34,7 +36,7 @@ from pathlib import Path
 
 from karmactl.api import constants as C
 from karmactl.api.snapshot import Settings, Snapshot
-from karmactl.members.clients import DEFAULT_BURST, DEFAULT_QPS, DEFAULT_TIMEOUT, DEFAULT_WORKERS
+from karmactl.members.clients import DEFAULT_BURST, DEFAULT_QPS, DEFAULT_TIMEOUT, DEFAULT_WORKERS, MAX_RETRY_AFTER
 
 CLUSTER = ("cluster.karmada.io", "Cluster")
 
@@ -45,7 +47,8 @@ class Knobs:
 
     Attributes:
         timeout: seconds per request; qps: requests per second per member (<= 0: no limit);
-        burst: token bucket size; workers: requests in flight per member; concurrency: members at once.
+        burst: token bucket size; workers: requests in flight per member; concurrency: members at once;
+        retries: times one request is sent again when the member answers ``Retry-After``.
     """
 
     timeout: float = DEFAULT_TIMEOUT
@@ -53,6 +56,7 @@ class Knobs:
     burst: int = DEFAULT_BURST
     workers: int = DEFAULT_WORKERS
     concurrency: int = 8
+    retries: int = MAX_RETRY_AFTER
 
 
 def knobs_of(settings_data: dict, environ=None, warnings: list | None = None) -> Knobs:
@@ -124,7 +128,7 @@ class MemberLayer:
             try:
                 access = resolve_access(cluster, self.state_dir, self.kubeconfig, self.environ)
                 k = self._knobs
-                self._clients[name] = (MemberClient(access, k.timeout, k.qps, k.burst, k.workers), None)
+                self._clients[name] = (MemberClient(access, k.timeout, k.qps, k.burst, k.workers, k.retries), None)
             except AccessError as exc:
                 self._clients[name] = (None, str(exc))
             except Exception as exc:  # noqa: BLE001 - the kubernetes config loader raises many types

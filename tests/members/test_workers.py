@@ -84,11 +84,12 @@ def member(tmp_path):
     srv.close()
 
 
-def _client(member, tmp_path, workers: int):
+def _client(member, tmp_path, workers: int, retries: int = 10):
     from karmactl.members.clients import MemberClient
     from karmactl.members.kubeconfig import ClusterAccess
 
-    return MemberClient(ClusterAccess("m1", (str(tmp_path / "kubeconfig"),), "m1"), timeout=5, workers=workers)
+    return MemberClient(ClusterAccess("m1", (str(tmp_path / "kubeconfig"),), "m1"), timeout=5, workers=workers,
+                        retries=retries)
 
 
 def _act(client, works: dict, workers: int):
@@ -276,3 +277,26 @@ def test_member_knobs_that_do_not_parse(cli, state, members, monkeypatch):
     monkeypatch.setenv("KARMACTL_MEMBER_WORKERS", "many")
     err = reconcile(cli)
     assert 'environment variable KARMACTL_MEMBER_WORKERS: "many" is not a whole number >= 1; using 5' in err
+
+
+def test_member_retries_bound_the_requests_sent_again(member, tmp_path, monkeypatch):
+    """``memberRetries`` (here through its environment variable) bounds how often one request is
+    sent again after Retry-After: with 1, a member throttling three times in a row fails the Work
+    with its own message after two requests; with 0 it is never asked again."""
+    from karmactl.members.layer import knobs_of
+
+    assert knobs_of({}, {}).retries == 10  # client-go's default
+    assert knobs_of({"memberRetries": "0"}, {}).retries == 0
+    warnings: list = []
+    assert knobs_of({}, {"KARMACTL_MEMBER_RETRIES": "-1"}, warnings).retries == 10 and "KARMACTL_MEMBER_RETRIES" in warnings[0]
+    for retries, sent in ((1, 2), (0, 1)):
+        before = [e["status"] for e in member.request_log].count(429)
+        member.hooks.set_throttle(3, retry_after=0)
+        client = _client(member, tmp_path, workers=1, retries=retries)
+        works = {_keys(f"r{retries}"): work_of(f"r{retries}", managed("v1", "ConfigMap", f"r{retries}", "default"))}
+        out = _act(client, works, workers=1)
+        applied = next(c for c in out.works[_keys(f"r{retries}")]["status"]["conditions"] if c["type"] == "Applied")
+        assert applied["status"] == "False" and "Too many requests" in applied["message"]
+        assert [e["status"] for e in member.request_log].count(429) - before == sent
+        assert client.retried == retries
+        member.hooks.set_throttle(0, retry_after=0)
