@@ -426,6 +426,50 @@ def collect_get(c: Context, args: list[str], o: GetOptions) -> tuple[list, list[
     return rows, member_errors, missing, single, snap
 
 
+def start_context(state: Path, now: str | None, verbose: int, lock_timeout: str, command: str | None) -> Context:
+    """The :class:`Context` of a command from the global flags (``--state``, ``--now``, ``-v``,
+    ``--lock-timeout``), as the typer app's callback and :mod:`karmactl.cli.light` build it; sets the
+    store's lock timeout and where loader notes go.
+
+    Raises:
+        CLIError: a malformed ``--lock-timeout`` (exit 2).
+    """
+    from karmactl.cli.context import show_notes
+    from karmactl.store import fsio
+
+    fsio.LOCK_TIMEOUT = parse_duration(lock_timeout)
+    c = Context(state=state, now_text=now, verbose=verbose, command=command)
+    show_notes(verbose)
+    return c
+
+
+def get_from_flags(c: Context, resources: list[str] | None, namespace: str, all_namespaces: bool,
+                   output: str | None, selector: str | None, field_selector: str | None, operation_scope: str,
+                   clusters: str | None, ignore_not_found: bool, show_labels: bool, label_columns: list[str] | None,
+                   sort_by: str | None, no_headers: bool, watch: bool, watch_only: bool) -> None:
+    """``karmactl get`` from its parsed flags (named as the typer command's parameters; lists may be None
+    when not given; ``-L a,b`` splits at commas): :func:`get_cmd`."""
+    get_cmd(c, list(resources or []), GetOptions(
+        namespace=namespace, all_namespaces=all_namespaces, output=output, selector=selector,
+        field_selector=field_selector, scope=operation_scope, clusters=clusters, ignore_not_found=ignore_not_found,
+        show_labels=show_labels, label_columns=[k for v in label_columns or [] for k in v.split(",") if k],
+        sort_by=sort_by, no_headers=no_headers, watch=watch, watch_only=watch_only))
+
+
+def describe_from_args(c: Context, kind: str, name: str | None, namespace: str, all_namespaces: bool) -> None:
+    """``karmactl describe TYPE [NAME]`` or ``describe TYPE/NAME`` from its parsed arguments: :func:`describe_cmd`.
+
+    Raises:
+        CLIError: ``TYPE/NAME`` given with a separate NAME (exit 2).
+    """
+    if "/" in kind:
+        if name is not None:
+            raise CLIError("there is no need to specify a resource type as a separate argument when passing "
+                           "arguments in resource/name form")
+        kind, name = kind.split("/", 1)
+    describe_cmd(c, kind, name, namespace, all_namespaces)
+
+
 def get_cmd(c: Context, args: list[str], o: GetOptions) -> None:
     """``karmactl get``: kubectl's printers over the state directory (status merged) and, with
     ``--operation-scope``, the members (karmadactl's ``get``); ``--watch`` re-prints rows as the state

@@ -42,6 +42,8 @@ ARG_KINDS = {"get": "resources", "describe": "kind-names", "delete": "kind-names
              "patch": "kind-names", "explain": "kinds", "unjoin": "clusters", "cordon": "clusters",
              "uncordon": "clusters", "cluster condition set": "clusters", "cluster condition unset": "clusters",
              "promote": "kinds", "completion": ["bash", "zsh", "fish"]}
+# commands run without typer (karmactl/cli/light.py): their parameters are generated into the static data
+LIGHT_COMMANDS = ("get", "describe")
 _SKIP_DIRS = {"computed", ".karmactl", ".git"}
 _COMPUTED = {"ResourceBinding": "resourcebindings", "ClusterResourceBinding": "clusterresourcebindings",
              "Work": "works"}
@@ -390,11 +392,42 @@ def generate() -> dict:
                     options[opt] = next((VALUE_KINDS[o] for o in p.opts if o in VALUE_KINDS), "value")
         options["--help"] = options["-h"] = None
         node = {"options": dict(sorted(options.items())), "args": ARG_KINDS.get(" ".join(path))}
+        if not path or " ".join(path) in LIGHT_COMMANDS:
+            node["params"] = params_of(cmd)
         if hasattr(cmd, "commands"):
             node["commands"] = {n: node_of(c, [*path, n]) for n, c in sorted(cmd.commands.items()) if not c.hidden}
         return node
 
     return {"help": helps, "tree": node_of(root, [])}
+
+
+def params_of(cmd) -> list[dict]:
+    """The parameters of a click command as :mod:`karmactl.cli.light` parses them: ``[{"name", "opts",
+    "kind": "argument"|"option", "type": "str"|"path"|"flag"|"count", "multiple", "nargs", "required",
+    "default", "envvar", "eager"}]`` in declaration order.
+
+    Raises:
+        ValueError: a parameter the light parser cannot read (another type, a default that is not JSON):
+            give it a type above or take the command out of ``LIGHT_COMMANDS``.
+    """
+    out = []
+    for p in cmd.params:
+        if p.param_type_name == "option" and p.count:
+            kind = "count"
+        elif p.param_type_name == "option" and p.is_flag:
+            kind = "flag"
+        elif p.bare_type() in ("str", "list[str]", "Path"):
+            kind = "path" if p.bare_type() == "Path" else "str"
+        else:
+            raise ValueError(f"{cmd.name} {p.name}: the light parser reads str, Path, flags and counts, "
+                             f"not {p.bare_type()}")
+        default = str(p.default) if isinstance(p.default, Path) else p.default
+        if default is not None and not isinstance(default, (str, bool, int)):
+            raise ValueError(f"{cmd.name} {p.name}: default {default!r} is not a plain value")
+        out.append({"name": p.name, "opts": [*p.opts, *p.secondary_opts], "kind": p.param_type_name, "type": kind,
+                    "multiple": bool(p.multiple), "nargs": p.nargs, "required": bool(p.required), "default": default,
+                    "envvar": p.envvar, "eager": bool(p.is_eager or p.callback)})
+    return out
 
 
 def write(completions_dir: Path) -> list[Path]:
