@@ -22,7 +22,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from karmactl.api import constants as C
 from karmactl.api.objects import describe_key
 from karmactl.api.snapshot import Settings, Snapshot, StepContext
 from karmactl.controllers import detector
@@ -167,19 +166,12 @@ def normalize_object(obj: dict, src: Source, registry, owned: bool = False, stri
 
 def load(store: StateStore) -> Snapshot:
     """Load and validate the state directory (raises :class:`InputError`)."""
-    from karmactl import __version__
+    from karmactl.store.state import validation_tag
 
     # the store hands over freshly parsed objects: defaulting may work on them in place
     # strict: files edited by hand (or merged in git) get the same checks as `apply`
     return store.load(normalize=lambda obj, src: normalize_object(obj, src, store.registry, owned=True, strict=True),
-                      normalize_tag=f"karmactl-{__version__}-{_source_stamp()}")
-
-
-def _source_stamp() -> str:
-    """Changes whenever karmactl's validation code changes, so cached validation results expire."""
-    import os
-    api_dir = os.path.dirname(C.__file__)
-    return str(max(int(os.path.getmtime(os.path.join(api_dir, f))) for f in os.listdir(api_dir) if f.endswith(".py")))
+                      normalize_tag=validation_tag())
 
 
 # --------------------------------------------------------------------------- compute
