@@ -12,7 +12,6 @@ from karmactl.cli.context import CLIError, Context, ExitCode, err, out
 from karmactl.cli.objects import find, not_found, objects_of, resolve_kind
 from karmactl.cli.printers import describe_text, render
 from karmactl.cli.selectors import parse_field_selector, parse_label_selector
-from karmactl.store import yamlio
 from karmactl.store.fsio import state_lock
 from karmactl.store.state import InputError, StateStore, key_of, parse_documents, check_object, Source
 
@@ -62,6 +61,8 @@ def _fetch(url: str) -> str:
     import urllib.error
     import urllib.request
 
+    from karmactl.store import yamlio
+
     try:
         with urllib.request.urlopen(url, timeout=URL_TIMEOUT) as resp:  # noqa: S310 - a user-given URL, as kubectl
             data = resp.read(yamlio.MAX_INPUT_BYTES + 1)
@@ -85,6 +86,8 @@ def read_inputs(paths: list[str], recursive: bool, errors: list | None = None) -
     Raises:
         InputError: unreadable or malformed inputs (without ``errors``).
     """
+    from karmactl.store import yamlio
+
     found = []
 
     def parse(text: str, display: str) -> None:

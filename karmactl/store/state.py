@@ -33,7 +33,6 @@ from pathlib import Path
 from karmactl.api.kinds import UNSUPPORTED_KARMADA_KINDS, KindInfo, KindRegistry, group_of
 from karmactl.api.objects import describe_key
 from karmactl.api.snapshot import Snapshot
-from karmactl.store import yamlio
 from karmactl.store.fsio import OutsideStateError, TreeWriter, check_inside, ensure_runtime_dir, write_atomic
 
 from karmactl.api.snapshot import Key  # noqa: E402  (group, kind, namespace, name)
@@ -259,6 +258,8 @@ class StateStore:
         Raises:
             InputError: unreadable file, malformed YAML, or a document that is not an object.
         """
+        from karmactl.store import yamlio  # PyYAML only when a file is parsed (get from the cache needs none)
+
         display = display or self.rel(path)
         try:
             text = yamlio.read_input_file(path)
@@ -783,6 +784,8 @@ def parse_documents(text: str, display: str, skipped: list | None = None) -> lis
     Raises:
         InputError: malformed YAML or a document that is not a mapping.
     """
+    from karmactl.store import yamlio
+
     try:
         docs = yamlio.load_all(text)
     except yamlio.YAMLSyntaxError as exc:
@@ -827,6 +830,8 @@ def parse_json_documents(text: str, display: str, skipped: list | None = None) -
     Raises:
         InputError: malformed JSON (with its line) or not an object.
     """
+    from karmactl.store import yamlio
+
     try:
         doc = json.loads(text, object_pairs_hook=_unique_pairs)
     except _DuplicateJSONKey as exc:
