@@ -255,22 +255,11 @@ def run(store: StateStore, options: RunOptions, members=None) -> RunReport:
         InputError: invalid state directory (nothing is written).
         NotConvergedError: the control plane did not settle (nothing is written).
     """
-    import gc
+    from karmactl.gcpause import cyclic_gc_paused
 
-    # A run builds hundreds of thousands of small acyclic dicts and lists; the cyclic collector
-    # would rescan them over and over (about 40 % of a 10,000-binding run). Nothing in a run
-    # creates reference cycles that must be freed before it ends.
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    # Nothing in a run creates reference cycles that must be freed before it ends.
+    with cyclic_gc_paused():
         return _run(store, options, members)
-    finally:
-        if was_enabled:
-            # Everything allocated meanwhile sits in the youngest generation: the first
-            # collection after enabling would scan it all. Freezing moves it out of the
-            # collector's view (reference counting still frees it).
-            gc.freeze()
-            gc.enable()
 
 
 def _run(store: StateStore, options: RunOptions, members) -> RunReport:

@@ -503,6 +503,15 @@ def get_cmd(c: Context, args: list[str], o: GetOptions) -> None:
     Raises:
         CLIError: bad input (exit 2), objects not found (exit 1), unreadable members (exit 3).
     """
+    if o.watch or o.watch_only:  # runs until interrupted: the collector stays on
+        return _get(c, args, o)
+    from karmactl.gcpause import cyclic_gc_paused
+
+    with cyclic_gc_paused():
+        return _get(c, args, o)
+
+
+def _get(c: Context, args: list[str], o: GetOptions) -> None:
     from karmactl.cli.jsonpath import TemplateError
 
     if o.output:
@@ -600,6 +609,19 @@ def _watch(c: Context, args: list[str], o: GetOptions, rows: list, kw: dict, mar
 
 
 def describe_cmd(c: Context, kind: str, name: str | None, namespace: str, all_namespaces: bool) -> None:
+    """``karmactl describe``: kubectl's describe text of the objects of a kind (one by name), with their
+    Events and the extra sections of :mod:`karmactl.cli.describers`.
+
+    Raises:
+        CLIError: bad input (exit 2), the object not found (exit 1).
+    """
+    from karmactl.gcpause import cyclic_gc_paused
+
+    with cyclic_gc_paused():
+        _describe(c, kind, name, namespace, all_namespaces)
+
+
+def _describe(c: Context, kind: str, name: str | None, namespace: str, all_namespaces: bool) -> None:
     from karmactl.cli.describers import describe_extra
     from karmactl.cli.printers import event_lines
     from karmactl.store.events import events_regarding
