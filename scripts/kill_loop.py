@@ -6,6 +6,15 @@ run that rewrites every computed file, and check after each kill that
 * nothing was written outside the state directory; no exit code 70;
 * an interrupted run (SIGINT/SIGTERM) says "interrupted" and exits 130/143.
 
+Each kill is classified by what the killed command left in ``.karmactl/`` (``phases``): ``commit``
+(its journal: killed between the commit point and the end of the commit, which the next command
+finishes), ``staging`` (staged files without a journal: killed before the commit point, which the
+next command rolls back), ``finished`` (the command had already exited), ``early`` (nothing staged
+yet: loading or computing). The run's duration, against which kill times are drawn, is measured
+again every ``--remeasure`` trials (with and without the parse cache, which every other trial
+keeps), so kills keep covering the whole run on a machine whose load
+changes.
+
 Usage: ``python scripts/kill_loop.py --deployments 3000 --clusters 20 --kills 300`` (CI runs a few
 kills on a small directory through ``tests/reliability/test_crash_atomic.py``). Prints one summary
 line of JSON.
@@ -97,6 +106,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--signal", choices=["KILL", "INT", "TERM", "mixed"], default="KILL")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workdir", default=None)
+    ap.add_argument("--remeasure", type=int, default=20, help="Time an uninterrupted run every N trials.")
     ap.add_argument("--progress", action="store_true", help="Print the counts after every trial (stderr).")
     a = ap.parse_args(argv)
     rnd = random.Random(a.seed)
@@ -112,26 +122,54 @@ def main(argv=None) -> dict:
     shutil.rmtree(saved_a, ignore_errors=True)
     shutil.copytree(state / "computed", saved_a)
     flip(state, 1)
-    t0 = time.monotonic()
-    assert karmactl(state, "reconcile", "--offline", "--now", NOW_B).returncode == 0
-    run_time = time.monotonic() - t0
+
+    def reset(computed: bool, keep_cache: bool) -> None:
+        """Back to tree A (as a clean run left it) with inputs at B; the runtime directory emptied,
+        but for the parse cache when ``keep_cache``."""
+        if computed:
+            shutil.rmtree(state / "computed")
+            shutil.copytree(saved_a, state / "computed")
+        runtime_dir = state / ".karmactl"
+        if runtime_dir.is_dir():
+            for entry in os.listdir(runtime_dir):
+                if not keep_cache or entry != "cache":
+                    path = runtime_dir / entry
+                    shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+
+    def measure() -> list:
+        """Seconds of one uninterrupted A -> B run without the parse cache, then one with it."""
+        times = []
+        for keep_cache in (False, True):
+            reset(True, keep_cache)
+            t0 = time.monotonic()
+            assert karmactl(state, "reconcile", "--offline", "--now", NOW_B).returncode == 0
+            times.append(time.monotonic() - t0)
+        return times
+
+    run_times = measure()
     tree_b = tree_digest(state)
     assert tree_a != tree_b
     outside_before = outside_snapshot(work)
     stats = {"kills": 0, "mixed": 0, "old": 0, "new": 0, "orphans": 0, "locked_after": 0, "exit70": 0,
-             "outside_writes": 0, "interrupt_exit_wrong": 0, "run_seconds": round(run_time, 2)}
+             "outside_writes": 0, "interrupt_exit_wrong": 0, "run_seconds": [round(t, 2) for t in run_times],
+             "phases": {"early": 0, "staging": 0, "commit": 0, "finished": 0}}
     env = dict(os.environ, PYTHONPATH=str(HERE))
+    last_digest = tree_b
     for trial in range(a.kills):
-        # back to tree A (as a clean run left it), inputs at B
-        shutil.rmtree(state / "computed")
-        shutil.copytree(saved_a, state / "computed")
-        shutil.rmtree(state / ".karmactl", ignore_errors=True)
+        if trial and a.remeasure and trial % a.remeasure == 0:
+            run_times = measure()
+            stats["run_seconds"] = [round(t, 2) for t in run_times]
+            last_digest = tree_b
+        # every other trial keeps the parse cache, so kills also land in computing and committing
+        # of a run that parses nothing, and not only in parsing
+        keep_cache = trial % 2 == 1
+        reset(last_digest != tree_a, keep_cache)
         sig = {"KILL": signal.SIGKILL, "INT": signal.SIGINT, "TERM": signal.SIGTERM}.get(
             a.signal, rnd.choice([signal.SIGKILL, signal.SIGKILL, signal.SIGINT, signal.SIGTERM]))
         proc = subprocess.Popen([sys.executable, "-m", "karmactl", "--state", str(state), "reconcile", "--offline",
                                  "--now", NOW_B], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True)
-        time.sleep(rnd.uniform(0.0, run_time * 1.1))
+        time.sleep(rnd.uniform(0.0, run_times[keep_cache] * 1.1))
         try:
             os.kill(proc.pid, sig)  # the command only, as a kill -9 of its pid would; not its group
         except ProcessLookupError:
@@ -147,6 +185,10 @@ def main(argv=None) -> dict:
             stats["orphans"] += 1  # a process of the killed command's session survived
             os.killpg(proc.pid, signal.SIGKILL)
         rc = proc.returncode
+        left = os.listdir((state / ".karmactl")) if (state / ".karmactl").is_dir() else []
+        phase = ("finished" if rc == 0 else "commit" if "journal.json" in left
+                 else "staging" if any(n.startswith("staging.") for n in left) else "early")
+        stats["phases"][phase] += 1
         if rc == 70:
             stats["exit70"] += 1
         if sig != signal.SIGKILL and rc not in (0, -sig) and (
@@ -157,7 +199,7 @@ def main(argv=None) -> dict:
             stats["locked_after"] += 1
         if probe.returncode == 70:
             stats["exit70"] += 1
-        digest = tree_digest(state)
+        digest = last_digest = tree_digest(state)
         if digest == tree_a:
             stats["old"] += 1
         elif digest == tree_b:

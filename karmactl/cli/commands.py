@@ -381,7 +381,7 @@ def _sort_rows(rows: list, sort_by: str) -> list:
     Raises:
         CLIError: a malformed expression.
     """
-    from karmactl.cli import jsonpath
+    from karmactl.api import jsonpath
 
     expr = sort_by.strip()
     if expr.startswith("{") and expr.endswith("}"):
@@ -512,13 +512,11 @@ def get_cmd(c: Context, args: list[str], o: GetOptions) -> None:
 
 
 def _get(c: Context, args: list[str], o: GetOptions) -> None:
-    from karmactl.cli.jsonpath import TemplateError
-
     if o.output:
         # a malformed template or unknown format fails before anything is read (exit 2)
         try:
             render([], o.output, c.now, single=False)
-        except (ValueError, TemplateError) as exc:
+        except ValueError as exc:
             raise CLIError(str(exc)) from None
     mark = _fingerprint(c.state) if o.watch or o.watch_only else ()  # before reading: no change slips through
     rows, member_errors, missing, single, snap = collect_get(c, args, o)

@@ -197,7 +197,7 @@ def render(objs: list[tuple[KindInfo, dict]], fmt: str | None, now: str, single:
     Raises:
         ValueError: unknown or refused format, a bad jsonpath template or custom-columns spec.
     """
-    from karmactl.cli import jsonpath
+    from karmactl.api import jsonpath
 
     plain = [o for _, o in objs]
     kinds = list(dict.fromkeys(info for info, _ in objs))

@@ -73,10 +73,56 @@ def allocate_webster_seats(seats: int, parties: list[tuple[str, int, int]], tie_
     if not merged:
         return {}
     descending = names_descending(tie_uid)
+    seats = max(0, int(seats))
+    if seats > _BULK_MIN_SEATS_PER_PARTY * len(merged):
+        seats = _bulk(seats, merged)
     heap = [_Party(n, v, s, descending) for n, (v, s) in merged.items()]
     heapq.heapify(heap)
-    for _ in range(max(0, int(seats))):
+    for _ in range(seats):
         party = heap[0]
         party.seats += 1
         heapq.heapreplace(heap, party)
     return {p.name: p.seats for p in sorted(heap, key=lambda p: p.name)}
+
+
+_BULK_MIN_SEATS_PER_PARTY = 8  # below this, one heap step per seat is as fast
+
+
+def _bulk(seats: int, merged: dict[str, list[int]]) -> int:
+    """Hand out, in place in ``merged`` (``{name: [votes, seats]}``), all but fewer than
+    ``len(merged)`` of ``seats`` at once; return the seats left for the one-by-one loop.
+
+    The one-by-one Webster loop hands out, in its heap order, the ``seats`` best of the quotients
+    ``votes / (2s + 1)`` (s from each party's current seats up): a party's own quotients only get
+    worse as s grows. So every quotient strictly above a threshold ``V / a`` (V the total votes) is
+    among them as long as there are at most ``seats`` such quotients, and a party has
+    ``ceil((a*votes - V) / (2V))`` quotients above it counting from s = 0. The largest integer
+    ``a`` keeping the count within ``seats`` is found by bisection (each step of ``a`` adds at
+    most one seat per party); the quotients left, ties included, go through the heap exactly as
+    before. With no votes at all the heap gives seats round-robin by fewest seats, which is a
+    level fill here. This keeps a Deployment of 2**31 - 1 replicas (Karmada's int32 maximum) from
+    costing one heap step per replica.
+    """
+    total_votes = sum(v for v, _ in merged.values())
+
+    if total_votes > 0:
+        def above(a: int) -> list[int]:
+            return [max(0, -((total_votes - a * v) // (2 * total_votes)) - s) if v > 0 else 0
+                    for v, s in merged.values()]
+    else:
+        def above(a: int) -> list[int]:
+            return [max(0, a - s) for _, s in merged.values()]
+
+    lo, hi = 0, 1
+    while sum(above(hi)) <= seats:
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if sum(above(mid)) <= seats:
+            lo = mid
+        else:
+            hi = mid
+    extra = above(lo)
+    for entry, more in zip(merged.values(), extra):
+        entry[1] += more
+    return seats - sum(extra)

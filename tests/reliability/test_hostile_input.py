@@ -105,3 +105,19 @@ def test_document_lines_are_reported_in_a_large_multi_document_file(cli, state):
     code, _out, err = cli("reconcile", "--offline")
     line = 1 + sum(d.count("\n") + 1 for d in docs[:1500])
     assert code == 2 and f"many.yaml:{line}:" in err and "d1500" in err, err
+
+
+def test_int32_maximum_replicas_are_divided(cli, state, monkeypatch):
+    """Karmada's largest replica count (int32) divided by weight over two clusters: the run ends
+    (the Webster division hands seats out in bulk, not once per replica) and the split is exact."""
+    from tests.conftest import cluster_yaml, write
+
+    for name in ("m1", "m2"):
+        write(state / "clusters" / f"{name}.yaml", cluster_yaml(name))
+    monkeypatch.setattr(sys, "stdin", _Stdin(deployment(replicas=str(2 ** 31 - 1)) + b"---\n" + POLICY))
+    cli.ok("apply", "-f", "-")
+    cli.ok("reconcile", "--offline")
+    out = cli.ok("get", "rb", "-n", "default", "-o", "jsonpath={range .items[*].spec.clusters[*]}{.name}={.replicas} {end}")
+    split = dict(item.split("=") for item in out.split())
+    assert sorted(split) == ["m1", "m2"]
+    assert sorted(int(v) for v in split.values()) == [1073741823, 1073741824]  # the odd one by the UID tie-break

@@ -76,3 +76,37 @@ def test_house_monotone(weights, seats, uid):
     before = allocate_webster_seats(seats, parties, uid)
     after = allocate_webster_seats(seats + 1, parties, uid)
     assert all(after[n] >= before[n] for n in before)
+
+
+@settings(max_examples=300, deadline=None)
+@given(parties=st.lists(st.tuples(st.integers(0, 40), st.integers(0, 30)), min_size=1, max_size=6),
+       seats=st.integers(0, 400), uid=st.sampled_from(["", "odd", "even"]))
+def test_bulk_hand_out_equals_one_seat_at_a_time(monkeypatch_module, parties, seats, uid):
+    """Large seat counts are handed out in bulk; the result is the one-by-one loop's, ties included."""
+    import karmactl.scheduler.webster as webster
+
+    tie = {"": "", "odd": _odd_uid(), "even": _even_uid()}[uid]
+    named = [(f"m{i}", votes, current) for i, (votes, current) in enumerate(parties)]
+    fast = allocate_webster_seats(seats, named, tie)
+    monkeypatch_module.setattr(webster, "_BULK_MIN_SEATS_PER_PARTY", 10 ** 9)
+    try:
+        slow = allocate_webster_seats(seats, named, tie)
+    finally:
+        monkeypatch_module.undo()
+    assert fast == slow
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    mp = pytest.MonkeyPatch()
+    yield mp
+    mp.undo()
+
+
+def test_int32_replicas_are_divided_without_one_step_per_replica():
+    """Karmada's largest replica count (int32) over weighted clusters: proportional, exact sum."""
+    out = allocate_webster_seats(2 ** 31 - 1, [("a", 1, 0), ("b", 2, 0), ("c", 4, 0)])
+    assert sum(out.values()) == 2 ** 31 - 1
+    assert out == {"a": 306783378, "b": 613566756, "c": 1227133513}  # 1:2:4 rounded as Sainte-Laguë rounds
+    zero = allocate_webster_seats(2 ** 31 - 1, [("a", 0, 5), ("b", 0, 0)])
+    assert zero == {"a": 1073741826, "b": 1073741826}
