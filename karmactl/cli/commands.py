@@ -27,8 +27,8 @@ def load_snapshot(c: Context):
 
 def load_for_reading(c: Context, kinds_of):
     """The snapshot ``get`` and ``describe`` read: when every user file is as the last load left it,
-    from the parse cache with the computed files of only the kinds ``kinds_of(registry) -> iterable
-    of (group, kind)`` names (:meth:`StateStore.load_cached`: a 10,000-binding state directory
+    from the parse cache with the computed files of only the kinds or objects ``kinds_of(registry) ->
+    iterable of (group, kind) or (group, kind, namespace, name)`` names (:meth:`StateStore.load_cached`: a 10,000-binding state directory
     holds some 40,000 computed files); otherwise the whole state directory, checked
     (:func:`load_snapshot`).
 
@@ -42,9 +42,16 @@ def load_for_reading(c: Context, kinds_of):
     return snap if snap is not None else load_snapshot(c)
 
 
-def _kinds_of_get(args: list[str]):
-    """``kinds_of`` for :func:`load_for_reading`: the kinds ``get``'s arguments name."""
-    return lambda registry: [(info.group, info.kind) for info, _names in parse_get_args(registry, args)]
+def _kinds_of_get(args: list[str], namespace: str):
+    """``kinds_of`` for :func:`load_for_reading`: the kinds ``get``'s arguments name, or the objects
+    when names are given (looked up in ``namespace``, as :func:`karmactl.cli.objects.find` does)."""
+    def kinds_of(registry):
+        out = []
+        for info, names in parse_get_args(registry, args):
+            ns = namespace if info.namespaced else ""
+            out += [(info.group, info.kind, ns, n) for n in names] if names else [(info.group, info.kind)]
+        return out
+    return kinds_of
 
 
 # ---------------------------------------------------------------------------- apply
@@ -412,7 +419,7 @@ def collect_get(c: Context, args: list[str], o: GetOptions) -> tuple[list, list[
         raise CLIError(f'invalid --operation-scope "{o.scope}": must be karmada, members or all')
     if o.clusters and o.scope == "karmada":
         raise CLIError("--clusters is only allowed with --operation-scope members or all")
-    snap = load_for_reading(c, _kinds_of_get(args)) if o.scope == "karmada" else load_snapshot(c)
+    snap = load_for_reading(c, _kinds_of_get(args, o.namespace)) if o.scope == "karmada" else load_snapshot(c)
     requests = parse_get_args(snap.registry, args)
     sel = parse_label_selector(o.selector) if o.selector else None
     rows: list[tuple] = []
@@ -624,7 +631,12 @@ def _describe(c: Context, kind: str, name: str | None, namespace: str, all_names
     from karmactl.cli.printers import event_lines
     from karmactl.store.events import events_regarding
 
-    snap = load_for_reading(c, lambda registry: [(i.group, i.kind) for i in [resolve_kind(registry, kind)]])
+    def kinds_of(registry):
+        info = resolve_kind(registry, kind)
+        return [(info.group, info.kind, namespace if info.namespaced else "", name)] if name \
+            else [(info.group, info.kind)]
+
+    snap = load_for_reading(c, kinds_of)
     info = resolve_kind(snap, kind)
     is_event = (info.group, info.kind) == ("events.k8s.io", "Event")
     if is_event:

@@ -468,7 +468,7 @@ class StateStore:
         """
         rel = self.rel(path)
         try:
-            with open(path, "rb") as fh:
+            with open(path, "rb", buffering=0) as fh:  # one read of a small file: no buffer to set up
                 obj = orjson.loads(fh.read())
         except (OSError, ValueError) as exc:
             raise InputError(f"cannot read computed file (delete it to recompute): {exc}", rel) from None
@@ -494,10 +494,11 @@ class StateStore:
         Answers only when the cache was written under ``normalize_tag`` by a load of exactly the
         current user files (same relative paths and signatures, the same CRDs), that is by a load
         that found every object valid; then the result holds every user object as :meth:`load`
-        would, the CRDs registered, and the computed files of only the kinds
-        ``kinds_of(registry) -> iterable of (group, kind)`` names, plus Clusters' (``describe``
-        reads them) and, when Namespaces are asked for, every computed file (the Namespaces a
-        control plane implies come from bindings and Works). Otherwise (a file added, removed or
+        would, the CRDs registered, and the computed files of only what ``kinds_of(registry) ->
+        iterable of (group, kind) or (group, kind, namespace, name)`` names (every object of a
+        kind, or one object), plus Clusters' (``describe`` reads them) and, when Namespaces are
+        asked for, every computed file (the Namespaces a control plane implies come from bindings
+        and Works). Otherwise (a file added, removed or
         changed, another tag, a batch to replay, no cache) None: the caller calls :meth:`load`,
         which parses, checks and reports. Nothing is written.
 
@@ -543,16 +544,24 @@ class StateStore:
                     return None
                 snap.user[key] = obj
                 snap.sources[key] = Source(rel, index, line)
-        wanted = {tuple(gk) for gk in kinds_of(self.registry)} | {("cluster.karmada.io", "Cluster")}
-        if ("", "Namespace") in wanted:
+        wanted = {tuple(w) for w in kinds_of(self.registry)} | {("cluster.karmada.io", "Cluster")}
+        if any(w[:2] == ("", "Namespace") for w in wanted):
             paths = self.computed_files()
         else:
             paths = []  # strings, not Paths: building and sorting 10,000 Paths costs more than reading the files
-            for group, kind in sorted(wanted):
+            kinds = {w for w in wanted if len(w) == 2}
+            for group, kind in sorted(kinds):
                 base = os.path.join(self.root, self.computed_rel((group, kind, "", "x")).rsplit("/", 1)[0])
                 paths += [os.path.join(d, f) for d, _dirs, names in os.walk(base) for f in names
                           if f.endswith(".json") and not f.startswith(".")]
-            paths.sort()
+            for key in sorted(w for w in wanted if len(w) == 4 and w[:2] not in kinds):
+                try:
+                    path = os.path.join(self.root, self.computed_rel(key))
+                except InputError:  # a name no file can have: no computed file either
+                    continue
+                if os.path.isfile(path):
+                    paths.append(path)
+            paths = sorted(set(paths))
         for path in paths:
             self._add_computed(snap, path)
         return snap

@@ -206,6 +206,10 @@ def test_load_cached_answers_only_for_unchanged_files_and_reads_only_the_kinds_a
                              if k[:2] in (("apps", "Deployment"), ("cluster.karmada.io", "Cluster"))}
     assert full.bindings and not part.bindings
     assert StateStore(state).load_cached(validation_tag(), lambda r: [("", "Namespace")]).bindings == full.bindings
+    one = next(iter(full.bindings))  # one object by name: its file only
+    assert StateStore(state).load_cached(validation_tag(), lambda r: [one]).bindings == {one: full.bindings[one]}
+    missing = (*one[:3], "no-such-binding")
+    assert StateStore(state).load_cached(validation_tag(), lambda r: [missing]).bindings == {}
     assert StateStore(state).load_cached("another-tag", kinds_of) is None
     (state / "widgets.yaml").write_text((state / "widgets.yaml").read_text() + "\n")
     assert StateStore(state).load_cached(validation_tag(), kinds_of) is None
