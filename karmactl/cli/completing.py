@@ -42,8 +42,6 @@ ARG_KINDS = {"get": "resources", "describe": "kind-names", "delete": "kind-names
              "patch": "kind-names", "explain": "kinds", "unjoin": "clusters", "cordon": "clusters",
              "uncordon": "clusters", "cluster condition set": "clusters", "cluster condition unset": "clusters",
              "promote": "kinds", "completion": ["bash", "zsh", "fish"]}
-# commands run without typer (karmactl/cli/light.py): their parameters are generated into the static data
-LIGHT_COMMANDS = ("get", "describe")
 _SKIP_DIRS = {"computed", ".karmactl", ".git"}
 _COMPUTED = {"ResourceBinding": "resourcebindings", "ClusterResourceBinding": "clusterresourcebindings",
              "Work": "works"}
@@ -359,6 +357,7 @@ def generate() -> dict:
     import typer
 
     from karmactl.cli.app import app
+    from karmactl.cli.light import LIGHT_COMMANDS
 
     root = typer.main.get_command(app)
     helps: dict[str, str] = {}
@@ -394,7 +393,7 @@ def generate() -> dict:
                     options[opt] = next((VALUE_KINDS[o] for o in p.opts if o in VALUE_KINDS), "value")
         options["--help"] = options["-h"] = None
         node = {"options": dict(sorted(options.items())), "args": ARG_KINDS.get(" ".join(path))}
-        if not path or " ".join(path) in LIGHT_COMMANDS:
+        if not path or " ".join(path) in LIGHT_COMMANDS:  # run without typer: their parameters too
             node["params"] = params_of(cmd)
         if hasattr(cmd, "commands"):
             node["commands"] = {n: node_of(c, [*path, n]) for n, c in sorted(cmd.commands.items()) if not c.hidden}
@@ -410,10 +409,12 @@ def params_of(cmd) -> list[dict]:
 
     Raises:
         ValueError: a parameter the light parser cannot read (another type, a default that is not JSON):
-            give it a type above or take the command out of ``LIGHT_COMMANDS``.
+            give it a type above or take the command out of ``karmactl.cli.light.LIGHT_COMMANDS``.
     """
     out = []
     for p in cmd.params:
+        if p.secondary_opts:
+            raise ValueError(f"{cmd.name} {p.name}: the light parser reads no --x/--no-x pairs")
         if p.param_type_name == "option" and p.count:
             kind = "count"
         elif p.param_type_name == "option" and p.is_flag:
@@ -426,7 +427,7 @@ def params_of(cmd) -> list[dict]:
         default = str(p.default) if isinstance(p.default, Path) else p.default
         if default is not None and not isinstance(default, (str, bool, int)):
             raise ValueError(f"{cmd.name} {p.name}: default {default!r} is not a plain value")
-        out.append({"name": p.name, "opts": [*p.opts, *p.secondary_opts], "kind": p.param_type_name, "type": kind,
+        out.append({"name": p.name, "opts": list(p.opts), "kind": p.param_type_name, "type": kind,
                     "multiple": bool(p.multiple), "nargs": p.nargs, "required": bool(p.required), "default": default,
                     "envvar": p.envvar, "eager": bool(p.is_eager or p.callback)})
     return out
