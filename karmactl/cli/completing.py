@@ -415,6 +415,9 @@ def params_of(cmd) -> list[dict]:
     for p in cmd.params:
         if p.secondary_opts:
             raise ValueError(f"{cmd.name} {p.name}: the light parser reads no --x/--no-x pairs")
+        if p.nargs not in (1, -1) or (p.nargs == -1 and p.param_type_name == "option"):
+            raise ValueError(f"{cmd.name} {p.name}: the light parser reads one value per option and argument "
+                             f"(or any number of arguments)")
         if p.param_type_name == "option" and p.count:
             kind = "count"
         elif p.param_type_name == "option" and p.is_flag:

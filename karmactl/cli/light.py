@@ -89,6 +89,8 @@ def _finish(params: list[dict], positional: list[str], values: dict) -> dict:
     for n, p in enumerate(args):
         if p["nargs"] == -1:  # all but what the arguments after it take
             take = max(0, len(rest) - sum(1 for q in args[n + 1:]))
+            if not take and p["required"]:
+                raise _Unsure(p["name"])
             values[p["name"]], rest = (rest[:take] or None), rest[take:]
         elif rest:
             values[p["name"]], rest = rest[0], rest[1:]
