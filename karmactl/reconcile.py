@@ -22,7 +22,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from karmactl.api import constants as C
 from karmactl.api.objects import describe_key
 from karmactl.api.snapshot import Settings, Snapshot, StepContext
 from karmactl.controllers import detector
@@ -167,19 +166,12 @@ def normalize_object(obj: dict, src: Source, registry, owned: bool = False, stri
 
 def load(store: StateStore) -> Snapshot:
     """Load and validate the state directory (raises :class:`InputError`)."""
-    from karmactl import __version__
+    from karmactl.store.state import validation_tag
 
     # the store hands over freshly parsed objects: defaulting may work on them in place
     # strict: files edited by hand (or merged in git) get the same checks as `apply`
     return store.load(normalize=lambda obj, src: normalize_object(obj, src, store.registry, owned=True, strict=True),
-                      normalize_tag=f"karmactl-{__version__}-{_source_stamp()}")
-
-
-def _source_stamp() -> str:
-    """Changes whenever karmactl's validation code changes, so cached validation results expire."""
-    import os
-    api_dir = os.path.dirname(C.__file__)
-    return str(max(int(os.path.getmtime(os.path.join(api_dir, f))) for f in os.listdir(api_dir) if f.endswith(".py")))
+                      normalize_tag=validation_tag())
 
 
 # --------------------------------------------------------------------------- compute
@@ -263,22 +255,11 @@ def run(store: StateStore, options: RunOptions, members=None) -> RunReport:
         InputError: invalid state directory (nothing is written).
         NotConvergedError: the control plane did not settle (nothing is written).
     """
-    import gc
+    from karmactl.gcpause import cyclic_gc_paused
 
-    # A run builds hundreds of thousands of small acyclic dicts and lists; the cyclic collector
-    # would rescan them over and over (about 40 % of a 10,000-binding run). Nothing in a run
-    # creates reference cycles that must be freed before it ends.
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    # Nothing in a run creates reference cycles that must be freed before it ends.
+    with cyclic_gc_paused():
         return _run(store, options, members)
-    finally:
-        if was_enabled:
-            # Everything allocated meanwhile sits in the youngest generation: the first
-            # collection after enabling would scan it all. Freezing moves it out of the
-            # collector's view (reference counting still frees it).
-            gc.freeze()
-            gc.enable()
 
 
 def _run(store: StateStore, options: RunOptions, members) -> RunReport:

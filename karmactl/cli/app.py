@@ -10,7 +10,7 @@ from typing import List, Optional
 
 import typer
 
-from karmactl.cli.context import CLIError, Context, out, show_notes
+from karmactl.cli.context import CLIError, Context, out
 
 app = typer.Typer(name="karmactl", no_args_is_help=True, add_completion=False, rich_markup_mode=None,
                   context_settings={"help_option_names": ["-h", "--help"]},
@@ -43,12 +43,9 @@ def main(ctx: typer.Context,
          lock_timeout: str = typer.Option("0s", "--lock-timeout",
                                           help="Wait this long (e.g. 30s, 2m) for another karmactl holding the "
                                                "state directory, then exit 5 naming it.")):
-    from karmactl.cli.commands import parse_duration
-    from karmactl.store import fsio
+    from karmactl.cli.commands import start_context
 
-    fsio.LOCK_TIMEOUT = parse_duration(lock_timeout)
-    ctx.obj = Context(state=state, now_text=now, verbose=verbose, command=ctx.invoked_subcommand)
-    show_notes(verbose)
+    ctx.obj = start_context(state, now, verbose, lock_timeout, ctx.invoked_subcommand)
 
 
 # ---------------------------------------------------------------------------- apply / delete
@@ -103,12 +100,12 @@ def get(ctx: typer.Context,
         watch: bool = typer.Option(False, "-w", "--watch", help="After listing, print rows as objects change."),
         watch_only: bool = typer.Option(False, "--watch-only", help="Print only changes, not the first list.")):
     """Display objects: the state directory's (status merged) and, with --operation-scope, the members'."""
-    from karmactl.cli.commands import GetOptions, get_cmd
-    get_cmd(ctx_of(ctx), resources or [], GetOptions(
-        namespace=namespace, all_namespaces=all_namespaces, output=output, selector=selector,
-        field_selector=field_selector, scope=operation_scope, clusters=clusters, ignore_not_found=ignore_not_found,
-        show_labels=show_labels, label_columns=[k for v in label_columns or [] for k in v.split(",") if k],
-        sort_by=sort_by, no_headers=no_headers, watch=watch, watch_only=watch_only))
+    from karmactl.cli.commands import get_from_flags
+    get_from_flags(ctx_of(ctx), resources=resources, namespace=namespace, all_namespaces=all_namespaces,
+                   output=output, selector=selector, field_selector=field_selector, operation_scope=operation_scope,
+                   clusters=clusters, ignore_not_found=ignore_not_found, show_labels=show_labels,
+                   label_columns=label_columns, sort_by=sort_by, no_headers=no_headers, watch=watch,
+                   watch_only=watch_only)
 
 
 @app.command()
@@ -117,13 +114,8 @@ def describe(ctx: typer.Context, kind: str = typer.Argument(..., metavar="TYPE |
              namespace: str = typer.Option("default", "-n", "--namespace"),
              all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces")):
     """Show an object in detail."""
-    from karmactl.cli.commands import describe_cmd
-    if "/" in kind:
-        if name is not None:
-            raise CLIError("there is no need to specify a resource type as a separate argument when passing "
-                           "arguments in resource/name form")
-        kind, name = kind.split("/", 1)
-    describe_cmd(ctx_of(ctx), kind, name, namespace, all_namespaces)
+    from karmactl.cli.commands import describe_from_args
+    describe_from_args(ctx_of(ctx), kind=kind, name=name, namespace=namespace, all_namespaces=all_namespaces)
 
 
 # ---------------------------------------------------------------------------- reconcile / plan

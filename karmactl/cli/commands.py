@@ -12,7 +12,6 @@ from karmactl.cli.context import CLIError, Context, ExitCode, err, out
 from karmactl.cli.objects import find, not_found, objects_of, resolve_kind
 from karmactl.cli.printers import describe_text, render
 from karmactl.cli.selectors import parse_field_selector, parse_label_selector
-from karmactl.store import yamlio
 from karmactl.store.fsio import state_lock
 from karmactl.store.state import InputError, StateStore, key_of, parse_documents, check_object, Source
 
@@ -24,6 +23,35 @@ def store_of(c: Context) -> StateStore:
 def load_snapshot(c: Context):
     from karmactl.reconcile import load
     return load(store_of(c))
+
+
+def load_for_reading(c: Context, kinds_of):
+    """The snapshot ``get`` and ``describe`` read: when every user file is as the last load left it,
+    from the parse cache with the computed files of only the kinds or objects ``kinds_of(registry) ->
+    iterable of (group, kind) or (group, kind, namespace, name)`` names (:meth:`StateStore.load_cached`: a 10,000-binding state directory
+    holds some 40,000 computed files); otherwise the whole state directory, checked
+    (:func:`load_snapshot`).
+
+    Raises:
+        InputError: the state directory does not load (exit 2).
+        whatever ``kinds_of`` raises (CLIError for an unknown kind).
+    """
+    from karmactl.store.state import validation_tag
+
+    snap = store_of(c).load_cached(validation_tag(), kinds_of)
+    return snap if snap is not None else load_snapshot(c)
+
+
+def _kinds_of_get(args: list[str], namespace: str):
+    """``kinds_of`` for :func:`load_for_reading`: the kinds ``get``'s arguments name, or the objects
+    when names are given (looked up in ``namespace``, as :func:`karmactl.cli.objects.find` does)."""
+    def kinds_of(registry):
+        out = []
+        for info, names in parse_get_args(registry, args):
+            ns = namespace if info.namespaced else ""
+            out += [(info.group, info.kind, ns, n) for n in names] if names else [(info.group, info.kind)]
+        return out
+    return kinds_of
 
 
 # ---------------------------------------------------------------------------- apply
@@ -39,6 +67,8 @@ def _fetch(url: str) -> str:
     """
     import urllib.error
     import urllib.request
+
+    from karmactl.store import yamlio
 
     try:
         with urllib.request.urlopen(url, timeout=URL_TIMEOUT) as resp:  # noqa: S310 - a user-given URL, as kubectl
@@ -63,6 +93,8 @@ def read_inputs(paths: list[str], recursive: bool, errors: list | None = None) -
     Raises:
         InputError: unreadable or malformed inputs (without ``errors``).
     """
+    from karmactl.store import yamlio
+
     found = []
 
     def parse(text: str, display: str) -> None:
@@ -387,7 +419,7 @@ def collect_get(c: Context, args: list[str], o: GetOptions) -> tuple[list, list[
         raise CLIError(f'invalid --operation-scope "{o.scope}": must be karmada, members or all')
     if o.clusters and o.scope == "karmada":
         raise CLIError("--clusters is only allowed with --operation-scope members or all")
-    snap = load_snapshot(c)
+    snap = load_for_reading(c, _kinds_of_get(args, o.namespace)) if o.scope == "karmada" else load_snapshot(c)
     requests = parse_get_args(snap.registry, args)
     sel = parse_label_selector(o.selector) if o.selector else None
     rows: list[tuple] = []
@@ -426,6 +458,50 @@ def collect_get(c: Context, args: list[str], o: GetOptions) -> tuple[list, list[
     return rows, member_errors, missing, single, snap
 
 
+def start_context(state: Path, now: str | None, verbose: int, lock_timeout: str, command: str | None) -> Context:
+    """The :class:`Context` of a command from the global flags (``--state``, ``--now``, ``-v``,
+    ``--lock-timeout``), as the typer app's callback and :mod:`karmactl.cli.light` build it; sets the
+    store's lock timeout and where loader notes go.
+
+    Raises:
+        CLIError: a malformed ``--lock-timeout`` (exit 2).
+    """
+    from karmactl.cli.context import show_notes
+    from karmactl.store import fsio
+
+    fsio.LOCK_TIMEOUT = parse_duration(lock_timeout)
+    c = Context(state=state, now_text=now, verbose=verbose, command=command)
+    show_notes(verbose)
+    return c
+
+
+def get_from_flags(c: Context, resources: list[str] | None, namespace: str, all_namespaces: bool,
+                   output: str | None, selector: str | None, field_selector: str | None, operation_scope: str,
+                   clusters: str | None, ignore_not_found: bool, show_labels: bool, label_columns: list[str] | None,
+                   sort_by: str | None, no_headers: bool, watch: bool, watch_only: bool) -> None:
+    """``karmactl get`` from its parsed flags (named as the typer command's parameters; lists may be None
+    when not given; ``-L a,b`` splits at commas): :func:`get_cmd`."""
+    get_cmd(c, list(resources or []), GetOptions(
+        namespace=namespace, all_namespaces=all_namespaces, output=output, selector=selector,
+        field_selector=field_selector, scope=operation_scope, clusters=clusters, ignore_not_found=ignore_not_found,
+        show_labels=show_labels, label_columns=[k for v in label_columns or [] for k in v.split(",") if k],
+        sort_by=sort_by, no_headers=no_headers, watch=watch, watch_only=watch_only))
+
+
+def describe_from_args(c: Context, kind: str, name: str | None, namespace: str, all_namespaces: bool) -> None:
+    """``karmactl describe TYPE [NAME]`` or ``describe TYPE/NAME`` from its parsed arguments: :func:`describe_cmd`.
+
+    Raises:
+        CLIError: ``TYPE/NAME`` given with a separate NAME (exit 2).
+    """
+    if "/" in kind:
+        if name is not None:
+            raise CLIError("there is no need to specify a resource type as a separate argument when passing "
+                           "arguments in resource/name form")
+        kind, name = kind.split("/", 1)
+    describe_cmd(c, kind, name, namespace, all_namespaces)
+
+
 def get_cmd(c: Context, args: list[str], o: GetOptions) -> None:
     """``karmactl get``: kubectl's printers over the state directory (status merged) and, with
     ``--operation-scope``, the members (karmadactl's ``get``); ``--watch`` re-prints rows as the state
@@ -434,6 +510,15 @@ def get_cmd(c: Context, args: list[str], o: GetOptions) -> None:
     Raises:
         CLIError: bad input (exit 2), objects not found (exit 1), unreadable members (exit 3).
     """
+    if o.watch or o.watch_only:  # runs until interrupted: the collector stays on
+        return _get(c, args, o)
+    from karmactl.gcpause import cyclic_gc_paused
+
+    with cyclic_gc_paused():
+        return _get(c, args, o)
+
+
+def _get(c: Context, args: list[str], o: GetOptions) -> None:
     if o.output:
         # a malformed template or unknown format fails before anything is read (exit 2)
         try:
@@ -529,11 +614,29 @@ def _watch(c: Context, args: list[str], o: GetOptions, rows: list, kw: dict, mar
 
 
 def describe_cmd(c: Context, kind: str, name: str | None, namespace: str, all_namespaces: bool) -> None:
+    """``karmactl describe``: kubectl's describe text of the objects of a kind (one by name), with their
+    Events and the extra sections of :mod:`karmactl.cli.describers`.
+
+    Raises:
+        CLIError: bad input (exit 2), the object not found (exit 1).
+    """
+    from karmactl.gcpause import cyclic_gc_paused
+
+    with cyclic_gc_paused():
+        _describe(c, kind, name, namespace, all_namespaces)
+
+
+def _describe(c: Context, kind: str, name: str | None, namespace: str, all_namespaces: bool) -> None:
     from karmactl.cli.describers import describe_extra
     from karmactl.cli.printers import event_lines
     from karmactl.store.events import events_regarding
 
-    snap = load_snapshot(c)
+    def kinds_of(registry):
+        info = resolve_kind(registry, kind)
+        return [(info.group, info.kind, namespace if info.namespaced else "", name)] if name \
+            else [(info.group, info.kind)]
+
+    snap = load_for_reading(c, kinds_of)
     info = resolve_kind(snap, kind)
     is_event = (info.group, info.kind) == ("events.k8s.io", "Event")
     if is_event:

@@ -6,14 +6,14 @@ the user (``-v`` shows one for internal errors).
 
 Start-up is kept light: ``--help`` is answered from the help texts generated into
 ``karmactl/cli/static_cli.json`` and completion requests (``karmactl __complete WORDS...``) by
-:mod:`karmactl.cli.completing`, neither importing typer or the control plane; every other command
-imports the typer app (:mod:`karmactl.cli.app`).
+:mod:`karmactl.cli.completing`, neither importing typer or the control plane; ``get`` and ``describe``
+are parsed by :mod:`karmactl.cli.light` from the parameters generated into the same file; every other
+command (and any line the light parser leaves to click) imports the typer app (:mod:`karmactl.cli.app`).
 """
 from __future__ import annotations
 
 import os
 import sys
-import traceback
 
 EXIT_INPUT_ERROR = 2  # karmactl.cli.context.ExitCode.INPUT_ERROR, without importing it
 
@@ -138,8 +138,10 @@ def _main_exit_code(argv: list[str], verbose: bool) -> int:
     from karmactl.store.fsio import Terminated
 
     try:
-        from karmactl.cli.app import app
-        app(args=argv, prog_name="karmactl", standalone_mode=False)
+        from karmactl.cli.light import run as run_light
+        if not run_light(argv):  # get and describe without typer
+            from karmactl.cli.app import app
+            app(args=argv, prog_name="karmactl", standalone_mode=False)
         return int(ExitCode.OK)
     except SystemExit as exc:  # typer.Exit inside commands
         return int(exc.code or 0) if not isinstance(exc.code, str) else 1
@@ -166,6 +168,8 @@ def _main_exit_code(argv: list[str], verbose: bool) -> int:
             exc.show()
             return int(ExitCode.INPUT_ERROR)
         if verbose or os.environ.get("KARMACTL_DEBUG"):
+            import traceback
+
             traceback.print_exc()
         err(f"error: internal error: {type(exc).__name__}: {exc} (run with -v for details; this is a bug)")
         return 70

@@ -52,12 +52,19 @@ def implied_namespaces(snap: Snapshot, written: dict) -> dict:
 
 
 def find(snap: Snapshot, info: KindInfo, name: str, namespace: str) -> dict | None:
+    """One object as :func:`objects_of` shows it, by name (and ``namespace`` for a namespaced kind), or
+    None; looked up by key, without building the view of every object of the kind."""
     ns = namespace if info.namespaced else ""
-    for obj in objects_of(snap, info):
-        m = obj["metadata"]
-        if m["name"] == name and (m.get("namespace") or "") == ns:
-            return obj
-    return None
+    key = (info.group, info.kind, ns, name)
+    gk = key[:2]
+    if gk in (("work.karmada.io", "ResourceBinding"), ("work.karmada.io", "ClusterResourceBinding")):
+        return snap.bindings.get(key)
+    if gk == ("work.karmada.io", "Work"):
+        return snap.works.get(key)
+    if gk == ("", "Namespace"):
+        return next((obj for obj in objects_of(snap, info) if obj["metadata"]["name"] == name), None)
+    obj = snap.user.get(key)
+    return None if obj is None else merged_view(obj, snap.overlays.get(key))
 
 
 def not_found(info: KindInfo, name: str) -> CLIError:

@@ -10,7 +10,6 @@ import re
 
 from karmactl.api.kinds import KindInfo
 from karmactl.api.objects import human_duration, parse_time
-from karmactl.store import yamlio
 
 
 def human_age(created: str | None, now: str) -> str:
@@ -231,6 +230,8 @@ def render(objs: list[tuple[KindInfo, dict]], fmt: str | None, now: str, single:
     if fmt == "json":
         return json.dumps(data, indent=4) + "\n"
     if fmt == "yaml":
+        from karmactl.store import yamlio  # PyYAML only for -o yaml
+
         return yamlio.dump(data)
     if fmt == "name":
         return "".join(f"{kind_prefix(info)}/{o['metadata']['name']}\n" for info, o in objs)

@@ -33,7 +33,6 @@ from pathlib import Path
 from karmactl.api.kinds import UNSUPPORTED_KARMADA_KINDS, KindInfo, KindRegistry, group_of
 from karmactl.api.objects import describe_key
 from karmactl.api.snapshot import Snapshot
-from karmactl.store import yamlio
 from karmactl.store.fsio import OutsideStateError, TreeWriter, check_inside, ensure_runtime_dir, write_atomic
 
 from karmactl.api.snapshot import Key  # noqa: E402  (group, kind, namespace, name)
@@ -259,6 +258,8 @@ class StateStore:
         Raises:
             InputError: unreadable file, malformed YAML, or a document that is not an object.
         """
+        from karmactl.store import yamlio  # PyYAML only when a file is parsed (get from the cache needs none)
+
         display = display or self.rel(path)
         try:
             text = yamlio.read_input_file(path)
@@ -456,26 +457,119 @@ class StateStore:
             self._write_cache(normalize_tag, new_cache)
             # hand out fresh copies so callers may not alias cached data
         for path in self.computed_files():
+            self._add_computed(snap, path)
+        return snap
+
+    def _add_computed(self, snap: Snapshot, path: Path | str) -> None:
+        """Put the object of one computed file into ``snap`` (binding, Work or overlay).
+
+        Raises:
+            InputError: unreadable, not one object, or not at the path its key names.
+        """
+        rel = self.rel(path)
+        try:
+            fd = os.open(path, os.O_RDONLY)  # a third cheaper than open() for 10,000 small files
+            try:
+                chunks = []
+                while chunk := os.read(fd, 1 << 16):
+                    chunks.append(chunk)
+            finally:
+                os.close(fd)
+            obj = orjson.loads(b"".join(chunks))
+        except (OSError, ValueError) as exc:
+            raise InputError(f"cannot read computed file (delete it to recompute): {exc}", rel) from None
+        if not isinstance(obj, dict):
+            raise InputError("a computed file must hold one object (delete it to recompute)", rel)
+        key = key_of(obj)
+        try:
+            where = self.computed_rel(key)
+        except InputError:
+            where = None
+        if where != rel:
+            raise InputError("this computed file does not hold the object its path names (placed by hand? "
+                             "delete it to recompute)", rel, None, describe_key(key))
+        if (key[0], key[1]) in COMPUTED_KINDS:
+            (snap.works if key[1] == "Work" else snap.bindings)[key] = obj
+        else:
+            snap.overlays[key] = obj
+
+    def load_cached(self, normalize_tag: str, kinds_of) -> Snapshot | None:
+        """The part of the state directory that reading some kinds needs (``get``, ``describe``),
+        from the parse cache alone, or None when the cache cannot answer.
+
+        Answers only when the cache was written under ``normalize_tag`` by a load of exactly the
+        current user files (same relative paths and signatures, the same CRDs), that is by a load
+        that found every object valid; then the result holds every user object as :meth:`load`
+        would, the CRDs registered, and the computed files of only what ``kinds_of(registry) ->
+        iterable of (group, kind) or (group, kind, namespace, name)`` names (every object of a
+        kind, or one object), plus Clusters' (``describe`` reads them) and, when Namespaces are
+        asked for, every computed file (the Namespaces a control plane implies come from bindings
+        and Works). Otherwise (a file added, removed or
+        changed, another tag, a batch to replay, no cache) None: the caller calls :meth:`load`,
+        which parses, checks and reports. Nothing is written.
+
+        Raises:
+            InputError: a computed file read is unreadable or misplaced (as :meth:`load`).
+            whatever ``kinds_of`` raises (it sees the registry with the CRDs).
+        """
+        from karmactl.store.fsio import flush_batch, pending_journal
+
+        flush_batch()
+        if pending_journal(self.root):
+            return None
+        cache = self._read_cache(normalize_tag)
+        if not cache:
+            return None
+        files = self.user_files()
+        if len(files) != len(cache):
+            return None
+        entries = []
+        crds = []
+        for path in files:
             rel = self.rel(path)
-            try:
-                with open(path, "rb") as fh:
-                    obj = orjson.loads(fh.read())
-            except (OSError, ValueError) as exc:
-                raise InputError(f"cannot read computed file (delete it to recompute): {exc}", rel) from None
-            if not isinstance(obj, dict):
-                raise InputError("a computed file must hold one object (delete it to recompute)", rel)
-            key = key_of(obj)
-            try:
-                where = self.computed_rel(key)
-            except InputError:
-                where = None
-            if where != rel:
-                raise InputError("this computed file does not hold the object its path names (placed by hand? "
-                                 "delete it to recompute)", rel, None, describe_key(key))
-            if (key[0], key[1]) in COMPUTED_KINDS:
-                (snap.works if key[1] == "Work" else snap.bindings)[key] = obj
-            else:
-                snap.overlays[key] = obj
+            entry = cache.get(rel)
+            if entry is None or "objs" not in entry or entry.get("sig") != file_signature(path):
+                return None
+            entries.append((rel, entry))
+            for obj, _index, _line in entry["objs"]:
+                if obj.get("kind") == "CustomResourceDefinition" and \
+                        group_of(obj.get("apiVersion", "")) == "apiextensions.k8s.io":
+                    crds.append(obj)
+        crd_tag = _fingerprint(crds)
+        if any(entry.get("crds") != crd_tag for _rel, entry in entries):
+            return None
+        for crd in crds:
+            self.registry.add_crd(crd)
+        snap = Snapshot(self.registry)
+        for rel, entry in entries:
+            for note in entry.get("skipped") or ():
+                _note(f"ignoring {note}")
+            for obj, index, line in entry["objs"]:
+                key = key_of(obj)
+                if key in snap.user:  # never in a cache a successful load wrote; let load report it
+                    return None
+                snap.user[key] = obj
+                snap.sources[key] = Source(rel, index, line)
+        wanted = {tuple(w) for w in kinds_of(self.registry)} | {("cluster.karmada.io", "Cluster")}
+        if any(w[:2] == ("", "Namespace") for w in wanted):
+            paths = self.computed_files()
+        else:
+            paths = []  # strings, not Paths: building and sorting 10,000 Paths costs more than reading the files
+            kinds = {w for w in wanted if len(w) == 2}
+            for group, kind in sorted(kinds):
+                base = os.path.join(self.root, self.computed_rel((group, kind, "", "x")).rsplit("/", 1)[0])
+                paths += [os.path.join(d, f) for d, _dirs, names in os.walk(base) for f in names
+                          if f.endswith(".json") and not f.startswith(".")]
+            for key in sorted(w for w in wanted if len(w) == 4 and w[:2] not in kinds):
+                try:
+                    path = os.path.join(self.root, self.computed_rel(key))
+                except InputError:  # a name no file can have: no computed file either
+                    continue
+                if os.path.isfile(path):
+                    paths.append(path)
+            paths = sorted(set(paths))
+        for path in paths:
+            self._add_computed(snap, path)
         return snap
 
     # ------------------------------------------------------------------ writing
@@ -597,6 +691,18 @@ def _start_methods() -> list[str]:
     return multiprocessing.get_all_start_methods()
 
 
+def validation_tag() -> str:
+    """The parse cache's ``normalize_tag`` for karmactl's own checks (``reconcile.load``): karmactl's
+    version and the newest modification time of ``karmactl/api/*.py``, so cached checking and
+    defaulting results expire whenever that code changes."""
+    from karmactl import __version__
+    from karmactl import api
+
+    api_dir = os.path.dirname(api.__file__)
+    stamp = max(int(os.path.getmtime(os.path.join(api_dir, f))) for f in os.listdir(api_dir) if f.endswith(".py"))
+    return f"karmactl-{__version__}-{stamp}"
+
+
 def file_signature(path: Path) -> list[int]:
     """``[mtime_ns, size, inode]`` of a file: what the parse cache keys on.
 
@@ -693,6 +799,8 @@ def parse_documents(text: str, display: str, skipped: list | None = None) -> lis
     Raises:
         InputError: malformed YAML or a document that is not a mapping.
     """
+    from karmactl.store import yamlio
+
     try:
         docs = yamlio.load_all(text)
     except yamlio.YAMLSyntaxError as exc:
@@ -737,6 +845,8 @@ def parse_json_documents(text: str, display: str, skipped: list | None = None) -
     Raises:
         InputError: malformed JSON (with its line) or not an object.
     """
+    from karmactl.store import yamlio
+
     try:
         doc = json.loads(text, object_pairs_hook=_unique_pairs)
     except _DuplicateJSONKey as exc:
