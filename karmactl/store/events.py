@@ -103,7 +103,7 @@ def events_regarding(root, objects: set) -> dict:
 
 def stage_events(store, writer: TreeWriter, before, after, now: str, keep=None) -> list[tuple]:
     """Derive the Events of a run, merge them into the stored ones and stage the result on ``writer``
-    (:func:`~karmactl.controllers.events.derive_events`, then :func:`stage_derived`).
+    (:func:`~karmactl.controllers.events.derive_events`, :func:`merge_derived`, :func:`stage_merged`).
 
     Args:
         store: the :class:`~karmactl.store.state.StateStore`.
@@ -119,13 +119,55 @@ def stage_events(store, writer: TreeWriter, before, after, now: str, keep=None) 
         InputError: an unreadable stored event file.
         OSError: the file system refused a write.
     """
-    return stage_derived(store, writer, derive_events(before, after, now, keep), now)
+    merged = merge_derived(store.root, derive_events(before, after, now, keep), now)
+    return stage_merged(store.root, writer, [merged])
 
 
-def stage_derived(store, writer: TreeWriter, new: list[dict], now: str) -> list[tuple]:
-    """Merge the Events ``new`` (derived by one or several shards of a run) into the stored ones and
-    stage the files that change on ``writer``: each file is read and staged once, by one process,
-    whichever shards derived the Events of its objects.
+def merge_derived(root, new: list[dict], now: str) -> dict:
+    """Merge the Events ``new`` of a run (or of one shard: the objects it owns) into the stored
+    Events of the objects they regard (:func:`~karmactl.controllers.events.merge_events`).
+
+    Returns:
+        ``{file: (regarded objects, their Events after the run)}`` for each Event file holding
+        one of those objects; :func:`stage_merged` puts them together with the Events of the
+        file's other objects.
+
+    Raises:
+        InputError: an unreadable stored event file.
+    """
+    if not new:
+        return {}
+    rel_of: dict = {}  # regarded object -> its file
+    files: dict = {}  # file -> regarded objects with new Events
+    for e in new:
+        obj = regarding_key(e["regarding"])
+        if obj not in rel_of:
+            rel = rel_of[obj] = object_rel(obj)
+            files.setdefault(rel, set()).add(obj)
+    concerned = []
+    for rel in sorted(files):
+        objs = files[rel]
+        for e in _read(root, rel) or ():
+            obj = regarding_key(e.get("regarding") or {})
+            if obj in objs:
+                concerned.append((obj, e))
+    write, drop = merge_events([e for _obj, e in concerned], new, now, limit=events_core.EVENTS_PER_OBJECT)
+    ident = lambda e: (e["metadata"].get("namespace"), e["metadata"]["name"])  # noqa: E731
+    dropped = {ident(e) for e in drop}
+    items: dict = {rel: {} for rel in files}  # file -> {ident: Event}
+    for obj, e in concerned:
+        if ident(e) not in dropped:
+            items[rel_of[obj]][ident(e)] = e
+    for e in write:
+        items[rel_of[regarding_key(e["regarding"])]][ident(e)] = e
+    return {rel: (files[rel], list(items[rel].values())) for rel in files}
+
+
+def stage_merged(root, writer: TreeWriter, parts: list[dict]) -> list[tuple]:
+    """Stage each Event file that :func:`merge_derived` results (one per shard of a run) change:
+    the file's stored Events of other objects, as they are, with the merged Events of the objects
+    the run regarded, oldest last seen first. Each file is read and staged once, by one process,
+    whichever shards own its objects.
 
     Returns:
         ``[(3, (events.k8s.io, EventList, namespace, file name), action, relative_path)]``,
@@ -135,25 +177,17 @@ def stage_derived(store, writer: TreeWriter, new: list[dict], now: str) -> list[
         InputError: an unreadable stored event file.
         OSError: the file system refused a write.
     """
-    if not new:
-        return []
-    objects = {regarding_key(e["regarding"]) for e in new}
-    files: dict = {}  # file -> regarded objects with new Events
-    for obj in objects:
-        files.setdefault(object_rel(obj), set()).add(obj)
-    stored = {rel: _read(store.root, rel) or [] for rel in sorted(files)}
-    concerned = [e for rel, items in stored.items() for e in items
-                 if regarding_key(e.get("regarding") or {}) in files[rel]]
-    write, drop = merge_events(concerned, new, now, limit=events_core.EVENTS_PER_OBJECT)
-    ident = lambda e: (e["metadata"].get("namespace"), e["metadata"]["name"])  # noqa: E731
-    written: dict = {}  # file -> {ident: Event} (grouped once: linear in the Events)
-    for e in write:
-        written.setdefault(object_rel(regarding_key(e["regarding"])), {})[ident(e)] = e
-    dropped = {ident(e) for e in drop}
+    files: dict = {}
+    for part in parts:
+        for rel, (objs, items) in part.items():
+            mine = files.setdefault(rel, (set(), []))
+            mine[0].update(objs)
+            mine[1].extend(items)
     changes = []
-    for rel, old in stored.items():
-        items = {ident(e): e for e in old if ident(e) not in dropped}
-        items.update(written.get(rel, {}))
+    for rel in sorted(files):
+        objs, items = files[rel]
+        old = _read(root, rel) or []
+        items = [e for e in old if regarding_key(e.get("regarding") or {}) not in objs] + items
         ns, name = rel[len(EVENTS_DIR) + 1:-len(".json")].split("/")
         key = (*EVENT_LIST_KEY, ns, name)
         if not items:
@@ -161,7 +195,7 @@ def stage_derived(store, writer: TreeWriter, new: list[dict], now: str) -> list[
                 writer.delete(rel)
                 changes.append((CHANGE_INDEX, key, "delete", rel))
             continue
-        ordered = sorted(items.values(), key=lambda e: (last_seen(e), e["metadata"]["name"]))
-        writer.write(rel, dump_computed({"apiVersion": "events.k8s.io/v1", "kind": "EventList", "items": ordered}))
+        items.sort(key=lambda e: (last_seen(e), e["metadata"]["name"]))
+        writer.write(rel, dump_computed({"apiVersion": "events.k8s.io/v1", "kind": "EventList", "items": items}))
         changes.append((CHANGE_INDEX, key, "write", rel))
     return changes
