@@ -41,6 +41,9 @@ import time
 from pathlib import Path
 
 NOW = "2026-01-01T00:00:00Z"
+CHECKOUT = Path(__file__).resolve().parent.parent
+"""The checkout measured: every timed process runs in it with it first on ``sys.path`` (``-m`` and
+``-c`` put the working directory first, before ``PYTHONPATH`` and the installed package)."""
 
 
 def generate(root: Path, n: int, clusters: int = 50) -> None:
@@ -205,7 +208,8 @@ def timed(cmd: list[str], runs: int, sample: float = 0.0) -> tuple[list[float], 
     for _ in range(runs):
         os.sync()
         t = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=CHECKOUT,
+                                env=dict(os.environ, PYTHONPATH=str(CHECKOUT)))
         sampler = Sampler(proc.pid, sample) if sample > 0 else None
         if sampler:
             sampler.start()
@@ -229,7 +233,7 @@ def main() -> None:
     ap.add_argument("--sample", type=float, default=0.05,
                     help="seconds between memory samples of a cold run (0: no sampling)")
     args = ap.parse_args()
-    work = Path(args.workdir) / f"n{args.n}"
+    work = Path(args.workdir).resolve() / f"n{args.n}"
     src = work / "input"
     if not src.exists():
         generate(src, args.n)
