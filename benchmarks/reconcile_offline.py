@@ -1,9 +1,22 @@
 """Benchmark: N Deployments + N PropagationPolicies over 50 Clusters, `reconcile --offline`.
 
 Generates a state directory, then times (as whole processes, median of --runs):
-  parse   only parsing the same input files (the floor: read + YAML-load every user file)
+  floor   the parse floor: read every user file and load it with PyYAML's C loader
+          (``yaml.load_all(text, Loader=yaml.CSafeLoader)``), nothing else
+  read    karmactl's own reading of the same files (``StateStore.read_documents``: its YAML
+          loader with the input limits and checks)
   cold    `karmactl reconcile --offline` on a fresh copy (no computed files yet)
   noop    a second run with nothing changed (must write nothing)
+and prints the ratios of cold and noop to the floor, and the peak memory of the cold runs across
+all their processes (the karmactl process and the workers it forks).
+
+Peak memory: a sampler thread reads, every ``--sample`` seconds, ``/proc/<pid>/smaps_rollup`` of
+the karmactl process and of each of its descendants (found by parent pid in ``/proc/*/stat``) and
+sums them; the largest sum over a run is reported as PSS (proportional set size: a page shared by
+forked processes is split between them, so the sum counts it once; the memory target is about this
+figure) and as RSS (shared pages counted in every process: an upper bound). A peak shorter than the
+interval can be missed. The largest single-process RSS (``getrusage`` maxrss of the children) is
+printed too.
 
 Usage: python benchmarks/reconcile_offline.py --n 1000 [--runs 3] [--workdir benchmarks/out] [--settle 310]
 
@@ -18,14 +31,19 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 NOW = "2026-01-01T00:00:00Z"
+CHECKOUT = Path(__file__).resolve().parent.parent
+"""The checkout measured: every timed process runs in it with it first on ``sys.path`` (``-m`` and
+``-c`` put the working directory first, before ``PYTHONPATH`` and the installed package)."""
 
 
 def generate(root: Path, n: int, clusters: int = 50) -> None:
@@ -101,8 +119,18 @@ spec:
 """)
 
 
-PARSE_ONLY = r"""
-import os, sys
+PARSE_FLOOR = r"""
+import sys, yaml
+from karmactl.store.state import StateStore
+n = 0
+for p in StateStore(sys.argv[1]).user_files():
+    with open(p, "rb") as fh:
+        n += sum(1 for d in yaml.load_all(fh.read().decode("utf-8"), Loader=yaml.CSafeLoader) if d is not None)
+print(n, file=sys.stderr)
+"""
+
+KARMACTL_READ = r"""
+import sys
 from karmactl.store.state import StateStore
 store = StateStore(sys.argv[1])
 n = 0
@@ -112,16 +140,87 @@ print(n, file=sys.stderr)
 """
 
 
-def timed(cmd: list[str], runs: int, prepare=None) -> list[float]:
-    times = []
+def _tree(root: int) -> list[int]:
+    """``root`` and its live descendants (by the parent pid field of ``/proc/<pid>/stat``)."""
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rindex(b")") + 2:].split()[1])
+        children.setdefault(ppid, []).append(int(name))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(children.get(pid, ()))
+    return out
+
+
+def _memory_kb(pids: list[int]) -> tuple[int, int]:
+    """Summed (PSS, RSS) in KiB of ``pids`` (processes that are gone count 0)."""
+    pss = rss = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup", "rb") as fh:
+                text = fh.read()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            if line.startswith(b"Pss:"):
+                pss += int(line.split()[1])
+            elif line.startswith(b"Rss:"):
+                rss += int(line.split()[1])
+    return pss, rss
+
+
+class Sampler(threading.Thread):
+    """Largest summed PSS and RSS (KiB) of a process tree, sampled every ``interval`` seconds
+    until :meth:`stop`."""
+
+    def __init__(self, pid: int, interval: float):
+        super().__init__(daemon=True)
+        self.pid, self.interval = pid, interval
+        self.peak_pss = self.peak_rss = 0
+        self.samples = 0
+        self._done = threading.Event()
+
+    def run(self) -> None:
+        while not self._done.is_set():
+            pss, rss = _memory_kb(_tree(self.pid))
+            self.peak_pss, self.peak_rss = max(self.peak_pss, pss), max(self.peak_rss, rss)
+            self.samples += 1
+            self._done.wait(self.interval)
+
+    def stop(self) -> None:
+        self._done.set()
+        self.join()
+
+
+def timed(cmd: list[str], runs: int, sample: float = 0.0) -> tuple[list[float], list[tuple[int, int]]]:
+    """Wall times of ``runs`` runs of ``cmd`` and, with ``sample`` > 0, each run's peak summed
+    (PSS, RSS) in KiB across its process tree."""
+    times, peaks = [], []
     for _ in range(runs):
-        if prepare:
-            prepare()
         os.sync()
         t = time.perf_counter()
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=CHECKOUT,
+                                env=dict(os.environ, PYTHONPATH=str(CHECKOUT)))
+        sampler = Sampler(proc.pid, sample) if sample > 0 else None
+        if sampler:
+            sampler.start()
+        rc = proc.wait()
         times.append(time.perf_counter() - t)
-    return times
+        if sampler:
+            sampler.stop()
+            peaks.append((sampler.peak_pss, sampler.peak_rss))
+        if rc:
+            raise subprocess.CalledProcessError(rc, cmd)
+    return times, peaks
 
 
 def main() -> None:
@@ -131,8 +230,10 @@ def main() -> None:
     ap.add_argument("--workdir", default="benchmarks/out")
     ap.add_argument("--settle", type=float, default=310.0,
                     help="seconds to wait after deleting an earlier invocation's copies")
+    ap.add_argument("--sample", type=float, default=0.05,
+                    help="seconds between memory samples of a cold run (0: no sampling)")
     args = ap.parse_args()
-    work = Path(args.workdir) / f"n{args.n}"
+    work = Path(args.workdir).resolve() / f"n{args.n}"
     src = work / "input"
     if not src.exists():
         generate(src, args.n)
@@ -150,18 +251,28 @@ def main() -> None:
     for c in copies:
         shutil.copytree(src, c)
     os.sync()
-    parse = timed([sys.executable, "-c", PARSE_ONLY, str(src)], args.runs)
-    cold = []
+    floor, _ = timed([sys.executable, "-c", PARSE_FLOOR, str(src)], args.runs)
+    read, _ = timed([sys.executable, "-c", KARMACTL_READ, str(src)], args.runs)
+    cold, peaks = [], []
     for c in copies:
-        cold += timed(exe + ["--state", str(c), "reconcile", "--offline", "--now", NOW], 1)
+        t, p = timed(exe + ["--state", str(c), "reconcile", "--offline", "--now", NOW], 1, args.sample)
+        cold += t
+        peaks += p
     state = copies[-1]
-    noop = timed(exe + ["--state", str(state), "reconcile", "--offline", "--now", NOW], args.runs)
+    noop, _ = timed(exe + ["--state", str(state), "reconcile", "--offline", "--now", NOW], args.runs)
     files = sum(len(f) for _, _, f in os.walk(state / "computed"))
     med = statistics.median
+    runs = lambda xs: ", ".join(f"{x:.2f}" for x in xs)  # noqa: E731
     print(f"N={args.n} clusters=50 computed_files={files}")
-    print(f"parse floor  median {med(parse):7.2f} s  (runs: {', '.join(f'{x:.2f}' for x in parse)})")
-    print(f"cold         median {med(cold):7.2f} s  (runs: {', '.join(f'{x:.2f}' for x in cold)})  ratio to floor {med(cold) / med(parse):.2f}x")
-    print(f"unchanged    median {med(noop):7.2f} s  (runs: {', '.join(f'{x:.2f}' for x in noop)})")
+    print(f"parse floor  median {med(floor):7.2f} s  (runs: {runs(floor)})")
+    print(f"karmactl read median {med(read):6.2f} s  (runs: {runs(read)})  ratio to floor {med(read) / med(floor):.2f}x")
+    print(f"cold         median {med(cold):7.2f} s  (runs: {runs(cold)})  ratio to floor {med(cold) / med(floor):.2f}x")
+    print(f"unchanged    median {med(noop):7.2f} s  (runs: {runs(noop)})  ratio to floor {med(noop) / med(floor):.2f}x")
+    if peaks:
+        maxrss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        print(f"cold peak memory, all processes: PSS {max(p for p, _ in peaks) / 1024:.0f} MB "
+              f"(runs: {', '.join(f'{p / 1024:.0f}' for p, _ in peaks)}), RSS {max(r for _, r in peaks) / 1024:.0f} MB; "
+              f"largest single process RSS {maxrss:.0f} MB; sampled every {args.sample:g} s")
     # the copies stay until the next invocation (deleting them here would slow what runs next)
 
 

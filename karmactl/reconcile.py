@@ -26,7 +26,7 @@ from karmactl.api.objects import describe_key
 from karmactl.api.snapshot import Settings, Snapshot, StepContext
 from karmactl.controllers import detector
 from karmactl.controllers.registry import PIPELINE
-from karmactl.store.events import stage_events
+from karmactl.store.events import stage_events, stage_merged
 from karmactl.store.state import InputError, Source, StateStore, key_of
 
 MAX_PASSES = 10
@@ -541,8 +541,13 @@ def shard_count(snap: Snapshot) -> int:
 
 def _compute_shard(index: int) -> tuple:
     """One shard (in a forked process, or in the parent for shard 0): compute its part of the
-    snapshot and stage the files it owns. Returns ``(plan, staged, warnings, events, passes,
-    error)``; an error is returned, not raised, so the parent can undo every shard's staging."""
+    snapshot, stage the files it owns, derive and merge the Events of the objects it owns (an
+    Event file holds objects of several shards: the parent stages them). Returns ``(plan, staged,
+    warnings, events, passes, error, merged Events)`` (the last as ``store.events.merge_derived``
+    returns them); an error is returned, not raised, so the parent can undo every shard's
+    staging."""
+    from karmactl.controllers.events import derive_events
+    from karmactl.store.events import merge_derived
     from karmactl.store.fsio import TreeWriter
 
     store, before, sharding, now, staging = _SHARD_JOB
@@ -553,10 +558,10 @@ def _compute_shard(index: int) -> tuple:
         after = compute(sub, now, report=report)
         owned = lambda which, key, obj: sharding.owner(which, key, obj) == index  # noqa: E731
         staged = store.stage_changes(sub, after, writer, keep=owned)
-        staged += stage_events(store, writer, sub, after, now, keep=owned)  # Events of the objects it owns
+        merged = merge_derived(store.root, derive_events(sub, after, now, keep=owned), now)
     except Exception as exc:  # noqa: BLE001 - handed to the parent, which raises it
-        return writer.plan(), [], report.warnings, report.events, report.passes, exc
-    return writer.plan(), staged, report.warnings, report.events, report.passes, None
+        return writer.plan(), [], report.warnings, report.events, report.passes, exc, {}
+    return writer.plan(), staged, report.warnings, report.events, report.passes, None, merged
 
 
 def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunReport, shards: int) -> RunReport:
@@ -594,7 +599,9 @@ def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunRepor
     finally:
         _SHARD_JOB = None
     staged: list = []
-    for plan, part, warnings, events, passes, _error in results:
+    merged: list = []
+    for plan, part, warnings, events, passes, _error, shard_events in results:
+        merged.append(shard_events)
         writer.adopt(plan)
         staged.extend(part)
         for line in warnings:
@@ -608,6 +615,11 @@ def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunRepor
     if errors:
         writer.abort()
         raise errors[0]
+    try:
+        staged += stage_merged(store.root, writer, merged)
+    except BaseException:
+        writer.abort()
+        raise
     writer.commit()
     report.changes = change_list(staged)
     return report

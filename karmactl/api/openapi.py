@@ -267,6 +267,109 @@ def openapi_v2_definitions() -> dict[str, dict]:
 
 # ---- strict validation of input ---------------------------------------------------------------------
 
+_HANDLED = frozenset({"$ref", "type", "enum", "properties", "additionalProperties", "items", "oneOf"})
+_ANNOTATIONS = frozenset({"description", "format", "required", "$schema"})
+"""Keywords that assert nothing :func:`strict_errors` reports: ``format`` is an annotation for
+``jsonschema`` without a format checker, missing ``required`` fields are not reported."""
+_COMPILED: dict[int, tuple] = {}
+
+
+def _compiled(schema: dict) -> tuple | None:
+    """``schema`` (with the chain of ``$ref`` it starts) as ``(types, enum, properties,
+    additionalProperties, items, oneOf, collect)`` for :func:`_scan`, or None when it uses a
+    keyword :func:`_scan` does not evaluate as ``jsonschema`` would. ``collect``: :func:`prune`
+    would drop this mapping's undeclared fields. ``schema`` must be part of :func:`definitions`
+    (which live as long as the process): results are kept by its identity."""
+    hit = _COMPILED.get(id(schema))
+    if hit is not None or id(schema) in _COMPILED:
+        return hit
+    parts = [schema]
+    while isinstance(parts[-1].get("$ref"), str):
+        parts.append(definitions()[parts[-1]["$ref"][len(_REF):]])
+    last = parts[-1]
+    out: tuple | None = None
+    keywords = [k for part in parts for k in part if k != "$ref" and not k.startswith("x-")]
+    structural = [k for part in parts[:-1] for k in part if k in ("properties", "additionalProperties", "items")]
+    if (all(k in _HANDLED or k in _ANNOTATIONS for k in keywords) and not structural
+            and len([k for k in keywords if k in _HANDLED]) == len({k for k in keywords if k in _HANDLED})):
+        merged = {k: v for part in parts for k, v in part.items()}
+        types = merged.get("type")
+        enum = merged.get("enum")
+        extra = merged.get("additionalProperties")
+        one_of = merged.get("oneOf")
+        ok = ((enum is None or all(isinstance(e, str) for e in enum))
+              and (extra is None or isinstance(extra, dict))
+              and (one_of is None or all(set(b) <= {"type"} for b in one_of)))
+        if ok:
+            branches = tuple(_compiled(b) for b in one_of) if one_of is not None else None
+            out = (frozenset([types] if isinstance(types, str) else types) if types is not None else None,
+                   frozenset(enum) if enum is not None else None,
+                   last.get("properties"), extra, merged.get("items"), branches,
+                   not last.get("x-kubernetes-preserve-unknown-fields") and extra is None)
+    _COMPILED[id(schema)] = out
+    return out
+
+
+def _type_ok(value: Any, types: frozenset) -> bool:
+    cls = type(value)
+    if cls is str:
+        return "string" in types
+    if cls is dict:
+        return "object" in types
+    if cls is list:
+        return "array" in types
+    if cls is bool:
+        return "boolean" in types
+    if cls is int:
+        return "integer" in types or "number" in types
+    if cls is float:
+        return "number" in types or ("integer" in types and value.is_integer())
+    if value is None:
+        return "null" in types
+    return False
+
+
+def _scan(value: Any, compiled: tuple | None, path: str, unknown: list, collect: bool) -> bool:
+    """True when ``jsonschema`` would find nothing wrong with ``value`` (missing required fields
+    aside); meanwhile appends to ``unknown`` (when ``collect``) the fields :func:`prune` would drop,
+    in its order. False as soon as something may be wrong (or a schema is not :func:`_compiled`):
+    the caller then asks ``jsonschema``, which says what. One walk without copying, where
+    ``jsonschema`` evolves a validator object per keyword and node (the cost of checking every
+    built-in object of a large state directory)."""
+    if compiled is None:
+        return False
+    types, enum, props, extra, items, one_of, collect_here = compiled
+    if types is not None and not _type_ok(value, types):
+        return False
+    if enum is not None and not (type(value) is str and value in enum):
+        return False
+    if one_of is not None and sum(1 for b in one_of if _scan(value, b, path, unknown, False)) != 1:
+        return False
+    cls = type(value)
+    if cls is dict:
+        if props is not None:
+            if collect and collect_here:
+                unknown.extend(f"{path}.{k}" if path else k for k in value if k not in props)
+            for key, item in value.items():
+                sub = props.get(key)
+                if sub is not None:
+                    if not _scan(item, _compiled(sub), f"{path}.{key}" if path else key, unknown, collect):
+                        return False
+                elif extra is not None and not _scan(item, _compiled(extra), "", unknown, False):
+                    return False
+        elif extra is not None:
+            sub = _compiled(extra)
+            for key, item in value.items():
+                if not _scan(item, sub, f"{path}[{key}]", unknown, collect):
+                    return False
+    elif cls is list and items is not None:
+        sub = _compiled(items)
+        for i, item in enumerate(value):
+            if not _scan(item, sub, f"{path}[{i}]", unknown, collect):
+                return False
+    return True
+
+
 def strict_errors(obj: dict) -> list[tuple[str, str]] | None:
     """What ``kubectl apply --validate=strict`` refuses in a built-in object: fields the schema does
     not declare (``unknown field "spec.replica"``, strict field validation) and values of the wrong
@@ -293,6 +396,9 @@ def strict_errors(obj: dict) -> list[tuple[str, str]] | None:
     if definition is None:
         return None
     body = {k: v for k, v in obj.items() if k != "status"}
+    unknown: list[str] = []
+    if _scan(body, _compiled(definitions()[definition]), "", unknown, True):
+        return [(path, f'unknown field "{path}"') for path in unknown]
     pruned = copy.deepcopy(body)
     errors = [(path, f'unknown field "{path}"') for path in prune(pruned, definition)]
     type_errors, _required = check(body, definition)

@@ -1,12 +1,14 @@
-"""Events in the state directory: one file per object they regard,
-``computed/events/<namespace>/<kind>.<group>.<name>.json``, holding that object's Events as an
-``events.k8s.io/v1`` EventList (newest last; at most ``EVENTS_PER_OBJECT``).
+"""Events in the state directory: ``computed/events/<namespace>/<kind>.<group>.<bucket>.json``,
+each an ``events.k8s.io/v1`` EventList (oldest last seen first) holding the Events of the objects of
+one kind whose name falls into that bucket (:data:`EVENT_BUCKETS` per kind and namespace, by a hash
+of the name), at most ``EVENTS_PER_OBJECT`` per object.
 
 Events are ``events.k8s.io/v1`` objects (``karmactl/controllers/events.py`` derives and merges them);
 a run stages them on the same :class:`~karmactl.store.fsio.TreeWriter` as its other computed files,
-so they land with them or not at all. One file per regarded object keeps a cold run's file count
-near one per computed object (a template, its binding and its Works each get one), and the Events
-of an object are read without listing others. ``StateStore.load`` does not read this tree: Events
+so they land with them or not at all. Buckets bound the number of Event files: creating a file is
+the largest cost of writing one (a cold run of 10,000 templates regards 40,000 objects, which got a
+file each before, doubling the files of the run), while an object's Events are still read from one
+file of a known name, without listing others. ``StateStore.load`` does not read this tree: Events
 are history, never input of a run. Events about cluster-scoped objects live in ``default``.
 """
 from __future__ import annotations
@@ -23,13 +25,20 @@ from karmactl.store.state import COMPUTED_DIR, InputError, dump_computed, path_p
 EVENTS_DIR = f"{COMPUTED_DIR}/events"
 EVENT_LIST_KEY = ("events.k8s.io", "EventList")
 CHANGE_INDEX = 3  # after bindings, Works and overlays in a run's change list
+EVENT_BUCKETS = 32
+"""Event files per kind and namespace at most. Fixed: an object's file must not move. 32 keeps the
+file of 10,000 templates' Events near a megabyte (a run rewrites the buckets it touches)."""
 
 
 def object_rel(obj: tuple) -> str:
-    """Path (relative to the state directory) of the Events of one regarded object
-    ``(group, kind, namespace, name)``."""
+    """Path (relative to the state directory) of the file holding the Events of one regarded
+    object ``(group, kind, namespace, name)`` (with those of other objects of its bucket):
+    ``computed/events/default/deployment.apps.07.json``."""
+    import zlib
+
     group, kind, ns, name = obj
-    file_name = path_part(f"{kind.lower()}.{group or 'core'}.{name}", "regarding.name", ".json")
+    bucket = zlib.crc32(name.encode("utf-8", "surrogatepass")) % EVENT_BUCKETS
+    file_name = path_part(f"{kind.lower()}.{group or 'core'}.{bucket:02d}", "regarding.kind", ".json")
     return f"{EVENTS_DIR}/{path_part(ns or 'default', 'regarding.namespace')}/{file_name}"
 
 
@@ -80,23 +89,28 @@ def events_regarding(root, objects: set) -> dict:
     Raises:
         InputError: an unreadable event file (named).
     """
-    out: dict = {}
+    files: dict = {}
     for obj in objects:
-        items = _read(root, object_rel(obj))
-        if items:
-            out[obj] = [e for e in items if regarding_key(e.get("regarding") or {}) == obj]
-    return {k: v for k, v in out.items() if v}
+        files.setdefault(object_rel(obj), set()).add(obj)
+    out: dict = {}
+    for rel, wanted in files.items():
+        for e in _read(root, rel) or ():
+            obj = regarding_key(e.get("regarding") or {})
+            if obj in wanted:
+                out.setdefault(obj, []).append(e)
+    return out
 
 
 def stage_events(store, writer: TreeWriter, before, after, now: str, keep=None) -> list[tuple]:
-    """Derive the Events of a run, merge them into the stored ones and stage the result on ``writer``.
+    """Derive the Events of a run, merge them into the stored ones and stage the result on ``writer``
+    (:func:`~karmactl.controllers.events.derive_events`, :func:`merge_derived`, :func:`stage_merged`).
 
     Args:
         store: the :class:`~karmactl.store.state.StateStore`.
         writer: the run's writer (committed or aborted with everything else).
         before, after: the loaded and the computed snapshot.
         now: the run's clock (RFC 3339).
-        keep: as for :func:`karmactl.controllers.events.derive_events` (shards).
+        keep: as for :func:`karmactl.controllers.events.derive_events`.
 
     Returns:
         ``[(3, key, action, relative_path)]`` as :meth:`StateStore.stage_changes` returns them.
@@ -105,30 +119,83 @@ def stage_events(store, writer: TreeWriter, before, after, now: str, keep=None) 
         InputError: an unreadable stored event file.
         OSError: the file system refused a write.
     """
-    new = derive_events(before, after, now, keep)
+    merged = merge_derived(store.root, derive_events(before, after, now, keep), now)
+    return stage_merged(store.root, writer, [merged])
+
+
+def merge_derived(root, new: list[dict], now: str) -> dict:
+    """Merge the Events ``new`` of a run (or of one shard: the objects it owns) into the stored
+    Events of the objects they regard (:func:`~karmactl.controllers.events.merge_events`).
+
+    Returns:
+        ``{file: (regarded objects, their Events after the run)}`` for each Event file holding
+        one of those objects; :func:`stage_merged` puts them together with the Events of the
+        file's other objects.
+
+    Raises:
+        InputError: an unreadable stored event file.
+    """
     if not new:
-        return []
-    objects = sorted({regarding_key(e["regarding"]) for e in new})
-    stored = {obj: _read(store.root, object_rel(obj)) or [] for obj in objects}
-    write, drop = merge_events([e for items in stored.values() for e in items], new, now,
-                               limit=events_core.EVENTS_PER_OBJECT)
+        return {}
+    rel_of: dict = {}  # regarded object -> its file
+    files: dict = {}  # file -> regarded objects with new Events
+    for e in new:
+        obj = regarding_key(e["regarding"])
+        if obj not in rel_of:
+            rel = rel_of[obj] = object_rel(obj)
+            files.setdefault(rel, set()).add(obj)
+    concerned = []
+    for rel in sorted(files):
+        objs = files[rel]
+        for e in _read(root, rel) or ():
+            obj = regarding_key(e.get("regarding") or {})
+            if obj in objs:
+                concerned.append((obj, e))
+    write, drop = merge_events([e for _obj, e in concerned], new, now, limit=events_core.EVENTS_PER_OBJECT)
     ident = lambda e: (e["metadata"].get("namespace"), e["metadata"]["name"])  # noqa: E731
-    written: dict = {}  # regarded object -> {ident: Event} (grouped once: linear in the Events)
-    for e in write:
-        written.setdefault(regarding_key(e["regarding"]), {})[ident(e)] = e
     dropped = {ident(e) for e in drop}
+    items: dict = {rel: {} for rel in files}  # file -> {ident: Event}
+    for obj, e in concerned:
+        if ident(e) not in dropped:
+            items[rel_of[obj]][ident(e)] = e
+    for e in write:
+        items[rel_of[regarding_key(e["regarding"])]][ident(e)] = e
+    return {rel: (files[rel], list(items[rel].values())) for rel in files}
+
+
+def stage_merged(root, writer: TreeWriter, parts: list[dict]) -> list[tuple]:
+    """Stage each Event file that :func:`merge_derived` results (one per shard of a run) change:
+    the file's stored Events of other objects, as they are, with the merged Events of the objects
+    the run regarded, oldest last seen first. Each file is read and staged once, by one process,
+    whichever shards own its objects.
+
+    Returns:
+        ``[(3, (events.k8s.io, EventList, namespace, file name), action, relative_path)]``,
+        action ``write`` or ``delete``, as :meth:`StateStore.stage_changes` returns them.
+
+    Raises:
+        InputError: an unreadable stored event file.
+        OSError: the file system refused a write.
+    """
+    files: dict = {}
+    for part in parts:
+        for rel, (objs, items) in part.items():
+            mine = files.setdefault(rel, (set(), []))
+            mine[0].update(objs)
+            mine[1].extend(items)
     changes = []
-    for obj in objects:
-        items = {ident(e): e for e in stored[obj] if ident(e) not in dropped}
-        items.update(written.get(obj, {}))
-        rel = object_rel(obj)
-        key = (*EVENT_LIST_KEY, obj[2] or "default", rel.rsplit("/", 1)[1][:-len(".json")])
+    for rel in sorted(files):
+        objs, items = files[rel]
+        old = _read(root, rel) or []
+        items = [e for e in old if regarding_key(e.get("regarding") or {}) not in objs] + items
+        ns, name = rel[len(EVENTS_DIR) + 1:-len(".json")].split("/")
+        key = (*EVENT_LIST_KEY, ns, name)
         if not items:
-            if stored[obj]:
+            if old:
                 writer.delete(rel)
                 changes.append((CHANGE_INDEX, key, "delete", rel))
             continue
-        ordered = sorted(items.values(), key=lambda e: (last_seen(e), e["metadata"]["name"]))
-        writer.write(rel, dump_computed({"apiVersion": "events.k8s.io/v1", "kind": "EventList", "items": ordered}))
+        items.sort(key=lambda e: (last_seen(e), e["metadata"]["name"]))
+        writer.write(rel, dump_computed({"apiVersion": "events.k8s.io/v1", "kind": "EventList", "items": items}))
         changes.append((CHANGE_INDEX, key, "write", rel))
     return changes

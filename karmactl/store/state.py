@@ -326,25 +326,25 @@ class StateStore:
         _WORKER_JOB = (self, normalize)  # inherited by the forked workers, never pickled
         from karmactl.store.fsio import die_with_parent, kill_pool
 
+        out: list = [None] * len(paths)
+        errors = []
         try:
             pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
                                        initializer=die_with_parent)
             try:
-                results = list(pool.map(_parse_batch, [[str(p) for p in paths[i::nb]] for i in range(nb)]))
+                # each batch is decoded as it arrives, while the workers parse the next ones
+                for i, batch in enumerate(pool.map(_parse_batch, [[str(p) for p in paths[i::nb]] for i in range(nb)])):
+                    if isinstance(batch, bytes):
+                        batch = orjson.loads(batch)
+                    for j, item in enumerate(batch["docs"]):
+                        out[i + j * nb] = item
+                    errors.extend((i + j * nb, fields) for j, fields in batch["errors"])  # InputError.fields()
             except BaseException:
                 kill_pool(pool)
                 raise
             pool.shutdown()
         finally:
             _WORKER_JOB = None
-        out: list = [None] * len(paths)
-        errors = []
-        for i, batch in enumerate(results):
-            if isinstance(batch, bytes):
-                batch = orjson.loads(batch)
-            for j, item in enumerate(batch["docs"]):
-                out[i + j * nb] = item
-            errors.extend((i + j * nb, fields) for j, fields in batch["errors"])  # InputError.fields()
         return out, [InputError(*fields) for _position, fields in sorted(errors, key=lambda e: e[0])]
 
     def check_document(self, obj: dict, index: int, line: int, rel: str, normalize=None) -> dict:

@@ -129,6 +129,107 @@ def _construct_mapping_unique(self, node, deep=False):
 
 _Loader.construct_mapping = _construct_mapping_unique
 
+_RESOLVED: dict[str, str] = {}
+_RESOLVED_MAX = 65536
+
+
+def _resolve_cached(self, kind, value, implicit):
+    """The resolver's tag for a node, remembering plain scalars' tags: a state directory repeats
+    the same field names and values thousands of times, and each first-character regex match
+    costs more than a dictionary lookup. The implicit resolvers are fixed per class, so a plain
+    scalar's tag depends on its text alone."""
+    if kind is yaml.ScalarNode and implicit[0]:
+        tag = _RESOLVED.get(value)
+        if tag is None:
+            tag = _BaseLoader.resolve(self, kind, value, implicit)
+            if len(_RESOLVED) < _RESOLVED_MAX:
+                _RESOLVED[value] = tag
+        return tag
+    return _BaseLoader.resolve(self, kind, value, implicit)
+
+
+_Loader.resolve = _resolve_cached
+
+
+class _NotPlain(Exception):
+    """A node :func:`_construct_plain` leaves to PyYAML's constructor (and its error messages)."""
+
+
+_STR, _INT, _FLOAT = "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+_BOOL, _NULL = "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null"
+_MAP, _SEQ = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+_BOOL_VALUES = yaml.constructor.SafeConstructor.bool_values
+_construct_int = yaml.constructor.SafeConstructor.construct_yaml_int
+_construct_float = yaml.constructor.SafeConstructor.construct_yaml_float
+_INF = float("inf")
+
+
+def _construct_plain(node, depth: int = 1):
+    """The object of a composed node, built as PyYAML's safe constructor builds it, for the plain
+    data a manifest holds: mappings with string keys given once, sequences, and scalars of the
+    ``str``, ``int`` (within int64), ``float`` (finite), ``bool`` and ``null`` tags, at most
+    :data:`MAX_DEPTH` collections deep (so the result passes :func:`check_plain`). One recursive
+    call per node, where the safe constructor's generators, state and per-node dispatch cost
+    about three times more.
+
+    Raises:
+        _NotPlain: anything else (merge keys, other tags, duplicate or non-string keys, numbers
+            out of range): the caller loads the text with PyYAML's constructor instead, which
+            builds it or raises the error the user sees.
+    """
+    cls = node.__class__
+    if cls is yaml.ScalarNode:
+        tag, value = node.tag, node.value
+        if tag == _STR:
+            return value
+        if tag == _INT:
+            if value.isdigit() and (value[0] != "0" or len(value) == 1):
+                number = int(value)
+            else:
+                number = _construct_int(_SCALAR_SELF, node)
+            if not INT64_MIN <= number <= INT64_MAX:
+                raise _NotPlain()
+            return number
+        if tag == _NULL:
+            return None
+        if tag == _BOOL:
+            return _BOOL_VALUES[value.lower()]
+        if tag == _FLOAT:
+            number = _construct_float(_SCALAR_SELF, node)
+            if number != number or number in (_INF, -_INF):
+                raise _NotPlain()
+            return number
+        raise _NotPlain()
+    if depth > MAX_DEPTH:
+        raise _NotPlain()
+    if cls is yaml.MappingNode and node.tag == _MAP:
+        out = {}
+        for key_node, value_node in node.value:
+            if key_node.__class__ is not yaml.ScalarNode or key_node.tag != _STR:
+                raise _NotPlain()  # merge keys, non-string keys
+            out[key_node.value] = _construct_plain(value_node, depth + 1)
+        if len(out) != len(node.value):
+            raise _NotPlain()  # a key given twice
+        return out
+    if cls is yaml.SequenceNode and node.tag == _SEQ:
+        return [_construct_plain(item, depth + 1) for item in node.value]
+    raise _NotPlain()
+
+
+class _ScalarSelf:
+    """What ``construct_yaml_int``/``construct_yaml_float`` need of their ``self``:
+    ``construct_scalar`` of a scalar node, the infinity and NaN values."""
+
+    inf_value = yaml.constructor.SafeConstructor.inf_value
+    nan_value = yaml.constructor.SafeConstructor.nan_value
+
+    @staticmethod
+    def construct_scalar(node):
+        return node.value
+
+
+_SCALAR_SELF = _ScalarSelf()
+
 
 def _check_events(text: str) -> None:
     """Walk the parser's events (libyaml, no recursion): refuse nesting deeper than
@@ -241,7 +342,11 @@ def load_all(text: str) -> list[tuple[object, int]]:
     try:
         if _could_be_hostile(text):
             _check_events(text)
-        docs = list(yaml.load_all(text, Loader=_Loader))
+        # without aliases, no node is shared: the plain constructor builds what PyYAML would
+        docs = _load_plain(text) if "*" not in text else None
+        plain = docs is not None
+        if docs is None:
+            docs = list(yaml.load_all(text, Loader=_Loader))
     except _DuplicateKey as exc:
         raise YAMLSyntaxError(f'duplicate key "{exc.key}" in one mapping', exc.line) from None
     except RecursionError:
@@ -265,9 +370,30 @@ def load_all(text: str) -> list[tuple[object, int]]:
         if doc is None:
             continue
         first = starts[i] if i < len(starts) else 1
-        check_plain(doc, first)
+        if not plain:
+            check_plain(doc, first)
         out.append((doc, first))
     return out
+
+
+def _load_plain(text: str) -> list | None:
+    """The documents of ``text`` composed by libyaml and built by :func:`_construct_plain`, or
+    None when one of them holds something else (the caller then loads it with PyYAML's
+    constructor). Only for texts without aliases, whose nesting :func:`_check_events` bounded.
+
+    Raises:
+        yaml.YAMLError: the text is not valid YAML.
+    """
+    loader = _Loader(text)
+    try:
+        docs = []
+        while loader.check_node():
+            docs.append(_construct_plain(loader.get_node()))
+        return docs
+    except _NotPlain:
+        return None
+    finally:
+        loader.dispose()
 
 
 def dump(obj, sort_keys: bool = False) -> str:

@@ -10,6 +10,7 @@ import pytest
 from karmactl.api.kinds import KindRegistry
 from karmactl.api.snapshot import Snapshot
 from karmactl.controllers.events import derive_events, make_event, merge_events
+from karmactl.store.events import object_rel
 
 from tests.conftest import write
 from tests.core.test_offline_run import NGINX, STATIC_PP
@@ -91,10 +92,13 @@ def test_an_unchanged_run_writes_no_event(walk, state):
     walk.setup(STATIC_PP)
     walk.reconcile(T0)
     before = event_files(state)
-    # one file per regarded object: the template, the binding and its two Works
-    assert sorted(before) == ["default/deployment.apps.nginx.json", "default/resourcebinding.work.karmada.io.nginx-deployment.json",
-                              "karmada-es-member1/work.work.karmada.io.nginx-687f7fb96f.json",
-                              "karmada-es-member2/work.work.karmada.io.nginx-687f7fb96f.json"]
+    # the bucket files of the regarded objects: the template, the binding and its two Works
+    regarded = [("apps", "Deployment", "default", "nginx"),
+                ("work.karmada.io", "ResourceBinding", "default", "nginx-deployment"),
+                ("work.karmada.io", "Work", "karmada-es-member1", "nginx-687f7fb96f"),
+                ("work.karmada.io", "Work", "karmada-es-member2", "nginx-687f7fb96f")]
+    assert sorted(before) == sorted(object_rel(o)[len("computed/events/"):] for o in regarded)
+    assert sorted(before)[0].startswith("default/deployment.apps.")
     err = walk.reconcile(at(600))
     assert "reconciled: 0 file(s) changed" in err
     assert event_files(state) == before
@@ -116,7 +120,7 @@ def test_event_objects_are_events_k8s_io_v1(walk, state):
                   "regarding": {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "default", "name": "nginx",
                                 "uid": ev["regarding"]["uid"]},
                   "note": "Apply policy(default/nginx-propagation) succeed", "type": "Normal"}
-    stored = json.loads((state / "computed" / "events" / "default" / "deployment.apps.nginx.json").read_text())
+    stored = json.loads((state / object_rel(("apps", "Deployment", "default", "nginx"))).read_text())
     assert stored["kind"] == "EventList" and name in [e["metadata"]["name"] for e in stored["items"]]
     # the file layout is deterministic for a pinned clock
     assert json.loads(walk.cli.ok("get", "ev", name, "-o", "json"))["metadata"]["name"] == name
@@ -173,11 +177,13 @@ def test_events_cannot_be_written_by_hand(cli, tmp_path):
 def test_an_unreadable_event_file_fails_the_run_and_nothing_is_written(walk, state):
     walk.setup(STATIC_PP)
     before = {p: p.read_bytes() for p in (state / "computed").rglob("*") if p.is_file()}  # creation times
-    bad = state / "computed" / "events" / "default" / "deployment.apps.nginx.json"
+    rel = object_rel(("apps", "Deployment", "default", "nginx"))
+    assert rel.startswith("computed/events/default/deployment.apps.") and rel.endswith(".json")
+    bad = state / rel
     bad.parent.mkdir(parents=True)
     bad.write_text("{not json")
     code, _out, err = walk.cli("reconcile", "--offline", "--now", T0)
-    assert code == 2 and "computed/events/default/deployment.apps.nginx.json" in err
+    assert code == 2 and rel in err
     after = {p: p.read_bytes() for p in (state / "computed").rglob("*") if p.is_file() and p != bad}
     assert after == before  # no binding, Work, status or Event
 
@@ -386,7 +392,8 @@ def test_the_bound_holds_on_disk(walk, state, monkeypatch):
     walk.reconcile(T0)
     assert [r[1] for r in events_table(walk.cli.ok("describe", "deploy", "nginx"))] == [
         "ScheduleBindingSucceed", "SyncWorkSucceed"]  # ApplyPolicySucceed, the oldest, dropped
-    assert len(json.loads(event_files(state)["default/deployment.apps.nginx.json"])["items"]) == 2
+    stored = json.loads((state / object_rel(("apps", "Deployment", "default", "nginx"))).read_text())["items"]
+    assert len([e for e in stored if e["regarding"]["kind"] == "Deployment" and e["regarding"]["name"] == "nginx"]) == 2
 
 
 # ---------------------------------------------------------------------------- online, emulated members
@@ -451,3 +458,45 @@ def test_a_real_kube_apiserver_accepts_the_events(walk, state, tmp_path):
     fields = ("reason", "note", "type", "action", "reportingController", "reportingInstance", "regarding", "series")
     assert sorted((e["metadata"]["name"], [e.get(f) for f in fields]) for e in got) == \
         sorted((e["metadata"]["name"], [e.get(f) for f in fields]) for e in stored)
+
+
+WEB = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, labels: {app: web}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: web}]}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement: {clusterAffinity: {clusterNames: [member3]}}
+"""
+
+
+def test_objects_sharing_an_event_file_keep_their_own_events(walk, state, monkeypatch):
+    from karmactl.store import events as stored_events
+
+    monkeypatch.setattr(stored_events, "EVENT_BUCKETS", 1)  # every Deployment's Events in one file
+    walk.setup(STATIC_PP, extra=WEB)
+    walk.reconcile(T0)
+    path = state / "computed" / "events" / "default" / "deployment.apps.00.json"
+
+    def regarding(name):
+        return [e for e in json.loads(path.read_text())["items"] if e["regarding"]["name"] == name]
+
+    web = regarding("web")
+    assert {e["reason"] for e in web} >= {"ApplyPolicySucceed", "ScheduleBindingSucceed"}
+    assert regarding("nginx")
+    write(walk.inputs / "nginx.yaml", NGINX.replace("replicas: 3", "replicas: 6"))
+    walk.cli.ok("apply", "-f", str(walk.inputs / "nginx.yaml"))
+    walk.reconcile(at(600))
+    assert regarding("web") == web  # the run changed nothing about web: its Events stay as they were
+    assert any(e["note"].endswith("Result: {member1:2, member2:4}") for e in regarding("nginx"))
+    assert set(reasons(walk.cli.ok("describe", "deploy", "web"))) == {e["reason"] for e in web}

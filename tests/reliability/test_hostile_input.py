@@ -29,6 +29,9 @@ class _Stdin:
     def read(self, *a):
         return self.buffer.read(*a).decode("utf-8")
 
+    def close(self):  # a forked worker process closes its stdin first (multiprocessing)
+        self.buffer.close()
+
 
 @pytest.mark.parametrize("case", sorted(HOSTILE))
 def test_apply_from_stdin_refuses_with_exit_2(cli, state, monkeypatch, case):
