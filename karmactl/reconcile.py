@@ -356,7 +356,7 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
     from karmactl.controllers import workload_rebalancer
     from karmactl.controllers.shards import has_cross_template_dependencies, template_binding_key
     from karmactl.store import runindex
-    from karmactl.store.state import change_list, file_signature
+    from karmactl.store.state import COMPUTED_KINDS, change_list, file_signature
 
     if index.warnings:
         why.append("the last run warned")
@@ -418,10 +418,8 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
                 why.append(f"{rel} cannot be read")
                 return None
             key = key_of(obj)
-            if (key[0], key[1]) in (("work.karmada.io", "ResourceBinding"), ("work.karmada.io", "ClusterResourceBinding")):
-                sub.bindings[key] = obj
-            elif key[:2] == ("work.karmada.io", "Work"):
-                sub.works[key] = obj
+            if key[:2] in COMPUTED_KINDS:
+                (sub.works if key[1] == "Work" else sub.bindings)[key] = obj
             else:
                 sub.overlays[key] = obj
     if has_cross_template_dependencies(sub) or workload_rebalancer.pending(sub):

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 import orjson
 
 from karmactl.api.objects import parse_time
+from karmactl.api.snapshot import Settings
 from karmactl.controllers.binding import work_binding_key
 from karmactl.controllers.detector import DetectorConfig, is_template
 from karmactl.controllers.shards import SHARED_TEMPLATE_KINDS, shared_binding, template_binding_key
@@ -52,7 +53,6 @@ from karmactl.store.state import COMPUTED_DIR, RUNTIME_DIR, InputError, file_sig
 INDEX_FILE = "run-index.json"
 SHARED_FILE = "run-index.shared.json"
 FORMAT = 1
-SETTINGS_KEY = ("", "ConfigMap", "karmada-system", "karmactl-config")
 SHARED = ""  # the owner of what several templates read
 # A file modified within this many nanoseconds before a run read it may be modified again in the
 # same tick of the file system's coarse clock without its signature changing ("racily clean", as
@@ -76,7 +76,7 @@ def is_split(key, obj: dict, config: DetectorConfig) -> bool:
     """Whether a user object is a template computed on its own (not read by other templates'
     computations): a resource template (``detector.is_template``) of a kind outside
     ``SHARED_TEMPLATE_KINDS``, and not karmactl's settings."""
-    return key[:2] not in SHARED_TEMPLATE_KINDS and key != SETTINGS_KEY and is_template(key, obj, config)
+    return key[:2] not in SHARED_TEMPLATE_KINDS and key != Settings.SETTINGS_KEY and is_template(key, obj, config)
 
 
 class Owners:

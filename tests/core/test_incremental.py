@@ -227,12 +227,22 @@ def test_a_corrupt_or_foreign_index_costs_a_full_run(ran, damage):
 
 def test_a_policy_change_runs_in_full(ran):
     edit_policy(ran, "web", None, 3)
-    store = StateStore(ran)
-    assert runindex.plan(store, runindex.read_index(ran, reconcile._index_tag()), NOW).mode == "partial"
     cold = ran.parent / "cold"
     copy_without_index(ran, cold)
-    assert outcome(ran, NOW) == outcome(cold, NOW)
+    report = reconcile.run(StateStore(ran), reconcile.RunOptions(now=NOW, offline=True))
+    assert report.incremental == "full: policies/web.yaml holds objects other templates read"
+    assert report.changes
+    assert outcome(cold, NOW)[0] == "ok"
     assert computed_tree(ran) == computed_tree(cold)
+
+
+def test_verbose_run_says_how_it_used_the_index(ran, cli):
+    cli.state = ran
+    code, _out, err = cli("-v", "reconcile", "--offline", "--now", NOW)
+    assert code == 0 and "run: unchanged" in err and "0 file(s) changed" in err
+    edit_template(ran, 3, 1, "1.0", "web")
+    code, _out, err = cli("-v", "reconcile", "--offline", "--now", NOW)
+    assert code == 0 and "run: partial: 1 template(s)" in err, err
 
 
 def test_a_toleration_window_end_recomputes_its_bindings(ran):
