@@ -296,26 +296,16 @@ def _run(store: StateStore, options: RunOptions, members) -> RunReport:
     if _delete_expired_rebalancers(store, before, options.now, report, options.dry_run):
         before = load(store)
     if indexed:
-        runindex.drop_index(store.root)
+        runindex.drop_index(store.root)  # until the new one is written, a crash means a full run
         config = detector.DetectorConfig(skipped_namespaces=settings_of(before).skipped_namespaces)
-        shared = runindex.shared_objects_bytes(before, config)
+        shared = runindex.shared_objects_bytes(before, config)  # before computing: as loaded
         shards = shard_count(before)
         if shards > 1:
             parts: dict = {}
             report = _run_sharded(store, before, options.now, report, shards, parts)
-            owners, wakes = parts["owners"], parts["wakes"]
-        else:
-            after = control_loop(before, options.now, OfflineMembers(), report)
-            report.after = after
-            report.changes = store.write_changes(before, after,
-                                                 extra=lambda w: stage_events(store, w, before, after, options.now))
-            owners = runindex.Owners.of(after.user, after.bindings, config).owner_map(store, after)
-            wakes = wake_times(after, options.now, settings_of(after))
-        if shared is not None:
-            index = runindex.build_index(store, before, owners, runindex.wake_map(wakes, options.now),
-                                         report.warnings, options.now, tag, config, started_ns)
-            runindex.write_index(store.root, index, shared)
-        return report
+            _record_index(store, before, report, parts["owners"], parts["wakes"], options.now, tag, config,
+                          started_ns, shared)
+            return report
     members = OfflineMembers() if options.offline or members is None else members
     after = control_loop(before, options.now, members, report, dry_run=options.dry_run)
     report.after = after
@@ -324,7 +314,24 @@ def _run(store: StateStore, options: RunOptions, members) -> RunReport:
     else:
         # Events (karmactl/store/events.py): derived from this run's changes, staged with its files
         report.changes = store.write_changes(before, after, extra=lambda w: stage_events(store, w, before, after, options.now))
+    if indexed:
+        owners = runindex.Owners.of(after.user, after.bindings, config).owner_map(store, after)
+        _record_index(store, before, report, owners, wake_times(after, options.now, settings_of(after)), options.now,
+                      tag, config, started_ns, shared)
     return report
+
+
+def _record_index(store: StateStore, before: Snapshot, report: RunReport, owners: dict, wakes: list, now: str,
+                  tag: str, config, started_ns: int, shared: bytes | None) -> None:
+    """Write the index of a full offline run that committed (``karmactl/store/runindex.py``):
+    ``owners`` ``{computed rel: owner}``, ``wakes`` ``registry.wake_times`` entries, ``shared`` the
+    shared objects' bytes (None: they cannot be JSON, and no index is kept)."""
+    from karmactl.store import runindex
+
+    if shared is not None:
+        index = runindex.build_index(store, before, owners, runindex.wake_map(wakes, now), report.warnings, now,
+                                     tag, config, started_ns)
+        runindex.write_index(store.root, index, shared)
 
 
 def _index_tag() -> str:
@@ -425,7 +432,11 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
     if has_cross_template_dependencies(sub) or workload_rebalancer.pending(sub):
         why.append("propagateDeps or a pending WorkloadRebalancer joins templates")
         return None
-    after = control_loop(sub, now, OfflineMembers(), report)
+    try:
+        after = control_loop(sub, now, OfflineMembers(), report)
+    except (InputError, NotConvergedError) as exc:
+        why.append(f"{type(exc).__name__}: {exc}")
+        return None  # the full run decides (and reports it as it would)
     who = runindex.Owners.of(sub.user, {**sub.bindings, **after.bindings}, config)
     who.split |= templates  # removed templates keep their owner until their results are gone
     for which in ("bindings", "works", "overlays"):

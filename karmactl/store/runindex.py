@@ -29,6 +29,15 @@ a missing or corrupt index, another karmactl (its source stamp), a clock set bac
 the index did not record (edited by hand, ``git checkout``, an online run, ``observe``), a pending
 journal (a killed writer), any non-split object changed.
 
+Issue 15 asks for a fingerprint per binding of everything its result depends on. Here that
+fingerprint is split along the lines the shards already prove: a split template's result depends on
+its own file (signature), its own computed files (signatures: the previous result is input too),
+the shared objects and their results (any change to one is a full run), and the clock (its wake
+time). So comparing signatures is comparing the fingerprint, without reading or hashing anything;
+and what a change could reach beyond its own template is checked after the fact: a partial run that
+changes an object it does not own is dropped for a full run. Narrowing shared changes (a policy
+edit recomputing only the templates it selected or selects) is left for later.
+
 JSON (orjson) rather than SQLite: the index is read whole by every run (the unchanged check needs
 every signature) and written whole after each one, which one orjson file does in tens of
 milliseconds at 10,000 templates; it is written atomically after the run's commit, so a crash in

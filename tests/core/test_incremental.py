@@ -152,9 +152,10 @@ EDITS = st.one_of(
     st.tuples(st.just(hand_edit_computed)),
 )
 STEP = st.tuples(st.lists(EDITS, max_size=2), st.sampled_from([0, 1, 30, 61, 301, 700]))
-EXAMPLES = int(os.environ.get("KARMACTL_INCREMENTAL_EXAMPLES", "6"))
+EXAMPLES = int(os.environ.get("KARMACTL_INCREMENTAL_EXAMPLES", "6"))  # CI: 6; set it for long runs
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(STEP, min_size=1, max_size=6))
 def test_incremental_runs_write_what_full_runs_write(steps):
@@ -258,3 +259,24 @@ def test_a_toleration_window_end_recomputes_its_bindings(ran):
     copy_without_index(ran, cold)
     assert outcome(ran, later) == outcome(cold, later)
     assert computed_tree(ran) == computed_tree(cold)
+
+
+def test_lua_customizations_make_every_run_a_full_one(ran):
+    """Lua may read the clock (os.time): with a ResourceInterpreterCustomization no run is spared."""
+    write(ran / "customizations.yaml", """
+    apiVersion: config.karmada.io/v1alpha1
+    kind: ResourceInterpreterCustomization
+    metadata: {name: deploy-replicas}
+    spec:
+      target: {apiVersion: apps/v1, kind: Deployment}
+      customizations:
+        replicaResource:
+          luaScript: |
+            function GetReplicas(obj)
+              return obj.spec.replicas, {}
+            end
+    """)
+    first = reconcile.run(StateStore(ran), reconcile.RunOptions(now=NOW, offline=True))
+    assert first.incremental.startswith("full: ")
+    again = reconcile.run(StateStore(ran), reconcile.RunOptions(now=NOW, offline=True))
+    assert again.incremental.startswith("full: a time-based rule of the whole state is due"), again.incremental
