@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -65,20 +66,29 @@ def policy(name: str, tier: str, clusters: tuple, weights: tuple | None = None, 
     """
 
 
+_TICK = [0]
+
+
+def put(path: Path, text: str) -> None:
+    """Write like ``conftest.write``, then date the file an hour back, one second later than the
+    previous file written here: a fresh mtime would make the next runs read it again anyway (a file
+    modified less than a second before a run is "racily clean", ``runindex.RACY_NS``), which would
+    hide what the index spares; a distinct one keeps every edit visible in the signature."""
+    write(path, text)
+    _TICK[0] += 1
+    when = time.time() - 3600 + _TICK[0] * 0.001
+    os.utime(path, (when, when))
+
+
 def make_state(root: Path) -> None:
     for c in CLUSTERS:
-        write(root / "clusters" / f"{c}.yaml", cluster_yaml(c))
+        put(root / "clusters" / f"{c}.yaml", cluster_yaml(c))
     for i in range(APPS):
-        write(root / "apps" / f"app{i}.yaml", deployment(i, tier="web" if i % 2 else "batch"))
+        put(root / "apps" / f"app{i}.yaml", deployment(i, tier="web" if i % 2 else "batch"))
     # two templates in one file
-    write(root / "apps" / "pair.yaml", deployment(10) + "---\n" + deployment(11, tier="batch"))
-    write(root / "policies" / "web.yaml", policy("web", "web", ("member1", "member2", "member3"), (1, 2, 1)))
-    write(root / "policies" / "batch.yaml", policy("batch", "batch", ("member1", "member2")))
-    # written long ago: a file modified less than a second before a run is read again by the next
-    # one (runindex.RACY_NS), which would hide what the index spares
-    old = os.stat(root).st_mtime - 3600
-    for path in root.rglob("*.yaml"):
-        os.utime(path, (old, old))
+    put(root / "apps" / "pair.yaml", deployment(10) + "---\n" + deployment(11, tier="batch"))
+    put(root / "policies" / "web.yaml", policy("web", "web", ("member1", "member2", "member3"), (1, 2, 1), 60))
+    put(root / "policies" / "batch.yaml", policy("batch", "batch", ("member1", "member2")))
 
 
 def computed_tree(root: Path) -> dict:
@@ -87,11 +97,17 @@ def computed_tree(root: Path) -> dict:
         if base.is_dir() else {}
 
 
-def outcome(root: Path, now: str):
+def outcome(root: Path, now: str, used: list | None = None):
+    """``("ok", warnings)`` or ``(error type, message)`` of one offline run; ``used`` receives how
+    it used the index."""
     try:
         report = reconcile.run(StateStore(root), reconcile.RunOptions(now=now, offline=True))
     except (reconcile.InputError, reconcile.NotConvergedError) as exc:
+        if used is not None:
+            used.append(type(exc).__name__)
         return type(exc).__name__, str(exc)
+    if used is not None:
+        used.append(report.incremental)
     return "ok", sorted(report.warnings)
 
 
@@ -102,11 +118,11 @@ def copy_without_index(src: Path, dst: Path) -> None:
 # ------------------------------------------------------------------------------------------ edits
 
 def edit_template(root: Path, i: int, replicas: int, image: str, tier: str) -> None:
-    write(root / "apps" / f"app{i}.yaml", deployment(i, replicas, image, tier))
+    put(root / "apps" / f"app{i}.yaml", deployment(i, replicas, image, tier))
 
 
 def edit_pair(root: Path, replicas: int) -> None:
-    write(root / "apps" / "pair.yaml", deployment(10, replicas) + "---\n" + deployment(11, replicas, tier="batch"))
+    put(root / "apps" / "pair.yaml", deployment(10, replicas) + "---\n" + deployment(11, replicas, tier="batch"))
 
 
 def remove_template(root: Path, i: int) -> None:
@@ -115,22 +131,31 @@ def remove_template(root: Path, i: int) -> None:
 
 def edit_policy(root: Path, which: str, toleration: int | None, weight: int) -> None:
     if which == "web":
-        write(root / "policies" / "web.yaml", policy("web", "web", ("member1", "member2", "member3"), (1, weight, 1),
+        put(root / "policies" / "web.yaml", policy("web", "web", ("member1", "member2", "member3"), (1, weight, 1),
                                                     toleration))
     else:
-        write(root / "policies" / "batch.yaml", policy("batch", "batch", ("member1", "member2"), None, toleration))
+        put(root / "policies" / "batch.yaml", policy("batch", "batch", ("member1", "member2"), None, toleration))
 
 
 def edit_cluster(root: Path, name: str, ready: str) -> None:
-    write(root / "clusters" / f"{name}.yaml", cluster_yaml(name, ready))
+    put(root / "clusters" / f"{name}.yaml", cluster_yaml(name, ready))
 
 
 def break_file(root: Path, i: int) -> None:
-    write(root / "apps" / f"app{i}.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: [\n")
+    put(root / "apps" / f"app{i}.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: [\n")
 
 
 def duplicate(root: Path, i: int) -> None:
-    write(root / "apps" / f"copy-of-app{i}.yaml", deployment(i))
+    put(root / "apps" / f"copy-of-app{i}.yaml", deployment(i))
+
+
+def edit_settings(root: Path, timeout: int, failover: str) -> None:
+    put(root / "settings.yaml", f"""
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {{name: karmactl-config, namespace: karmada-system}}
+    data: {{gracefulEvictionTimeout: "{timeout}s", clusterFailover: "{failover}"}}
+    """)
 
 
 def hand_edit_computed(root: Path) -> None:
@@ -150,15 +175,18 @@ EDITS = st.one_of(
     st.tuples(st.just(break_file), st.integers(0, APPS - 1)),
     st.tuples(st.just(duplicate), st.integers(0, APPS - 1)),
     st.tuples(st.just(hand_edit_computed)),
+    st.tuples(st.just(edit_settings), st.sampled_from([30, 600]), st.sampled_from(["true", "false"])),
 )
-STEP = st.tuples(st.lists(EDITS, max_size=2), st.sampled_from([0, 1, 30, 61, 301, 700]))
+# steps without edits are frequent: the clock alone must wake what is due (tolerations, grace periods)
+STEP = st.tuples(st.one_of(st.just([]), st.lists(EDITS, max_size=2)), st.sampled_from([0, 1, 30, 61, 301, 700]))
 EXAMPLES = int(os.environ.get("KARMACTL_INCREMENTAL_EXAMPLES", "6"))  # CI: 6; set it for long runs
 
 
-@pytest.mark.slow
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.lists(STEP, min_size=1, max_size=6))
-def test_incremental_runs_write_what_full_runs_write(steps):
+def check_steps(steps) -> list:
+    """Apply each step's edits, move the clock by its seconds, and compare a run that uses the index
+    with a run without it on a copy (outcome and the whole ``computed/`` tree). Returns how each run
+    used the index (``RunReport.incremental``, or the error's type)."""
+    used = []
     with tempfile.TemporaryDirectory() as tmp:
         root, cold = Path(tmp) / "state", Path(tmp) / "cold"
         make_state(root)
@@ -171,11 +199,31 @@ def test_incremental_runs_write_what_full_runs_write(steps):
             shutil.rmtree(cold, ignore_errors=True)
             copy_without_index(root, cold)
             expected = outcome(cold, now)
-            got = outcome(root, now)
+            got = outcome(root, now, used)
             assert got[0] == expected[0], (got, expected)
             if got[0] != "ok":
                 assert got == expected
-            assert computed_tree(root) == computed_tree(cold)
+            assert computed_tree(root) == computed_tree(cold), (used, now)
+    return used
+
+
+@pytest.mark.slow
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(STEP, min_size=1, max_size=6))
+def test_incremental_runs_write_what_full_runs_write(steps):
+    check_steps(steps)
+
+
+@pytest.mark.parametrize("steps", [
+    # member2 goes NotReady: the web apps tolerate it for 60 s (their wake time), the batch apps leave
+    pytest.param([([(edit_cluster, "member2", "False")], 1), ([], 30), ([], 31), ([], 1)], id="toleration-ends"),
+    # evictions leave graceful eviction tasks that time out after gracefulEvictionTimeout
+    pytest.param([([(edit_settings, 30, "true")], 0), ([(edit_cluster, "member1", "False")], 1), ([], 29),
+                  ([], 2)], id="grace-period-ends"),
+])
+def test_the_clock_alone_wakes_what_is_due(steps):
+    used = check_steps(steps)
+    assert used[-1] != "unchanged" and not used[-1].startswith("full"), used  # woken, not recomputed whole
 
 
 # ------------------------------------------------------------------------------------ targeted
@@ -244,21 +292,6 @@ def test_verbose_run_says_how_it_used_the_index(ran, cli):
     edit_template(ran, 3, 1, "1.0", "web")
     code, _out, err = cli("-v", "reconcile", "--offline", "--now", NOW)
     assert code == 0 and "run: partial: 1 template(s)" in err, err
-
-
-def test_a_toleration_window_end_recomputes_its_bindings(ran):
-    """A NotReady cluster is tainted NoExecute; a policy tolerating it 60 s: the bindings are due at
-    the window's end although nothing changes on disk."""
-    edit_policy(ran, "web", 60, 2)
-    edit_cluster(ran, "member2", "False")
-    assert outcome(ran, NOW)[0] == "ok"
-    index = runindex.read_index(ran, reconcile._index_tag())
-    assert index.wakes, "no wake-up time recorded for the toleration window"
-    later = add_seconds(NOW, 120)
-    cold = ran.parent / "cold"
-    copy_without_index(ran, cold)
-    assert outcome(ran, later) == outcome(cold, later)
-    assert computed_tree(ran) == computed_tree(cold)
 
 
 def test_lua_customizations_make_every_run_a_full_one(ran):
