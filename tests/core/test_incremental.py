@@ -313,3 +313,21 @@ def test_lua_customizations_make_every_run_a_full_one(ran):
     assert first.incremental.startswith("full: ")
     again = reconcile.run(StateStore(ran), reconcile.RunOptions(now=NOW, offline=True))
     assert again.incremental.startswith("full: a time-based rule of the whole state is due"), again.incremental
+
+
+def test_a_file_rewritten_within_one_clock_tick_is_read_again(ran):
+    """An edit the signature cannot show (same size, inode and mtime: two writes within one tick of
+    the file system's coarse clock) is still seen: a file modified just before a run is re-read."""
+    path = ran / "apps" / "app1.yaml"
+    write(path, deployment(1, 5, "2.0", "web"))
+    assert outcome(ran, NOW)[0] == "ok"
+    first = path.stat()
+    path.write_text(path.read_text().replace("replicas: 5", "replicas: 6"))
+    os.utime(path, ns=(first.st_atime_ns, first.st_mtime_ns))
+    assert [path.stat().st_mtime_ns, path.stat().st_size, path.stat().st_ino] == \
+        [first.st_mtime_ns, first.st_size, first.st_ino]
+    cold = ran.parent / "cold"
+    copy_without_index(ran, cold)
+    assert outcome(ran, NOW) == outcome(cold, NOW)
+    assert computed_tree(ran) == computed_tree(cold)
+    assert b'"replicas": 6' in (ran / "computed/resourcebindings/default/app1-deployment.json").read_bytes()
