@@ -430,7 +430,8 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
             else:
                 sub.overlays[key] = obj
     if has_cross_template_dependencies(sub) or workload_rebalancer.pending(sub):
-        why.append("propagateDeps or a pending WorkloadRebalancer joins templates")
+        why.append("templates are joined (propagateDeps, MultiClusterService, FederatedResourceQuota) or a "
+                   "WorkloadRebalancer is pending")
         return None
     try:
         after = control_loop(sub, now, OfflineMembers(), report)
