@@ -18,6 +18,7 @@ there is) and ``karmactl.members.layer.MemberLayer`` for online ones.
 """
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -25,7 +26,7 @@ from typing import Protocol
 from karmactl.api.objects import describe_key
 from karmactl.api.snapshot import Settings, Snapshot, StepContext
 from karmactl.controllers import detector
-from karmactl.controllers.registry import PIPELINE
+from karmactl.controllers.registry import PIPELINE, wake_times
 from karmactl.store.events import stage_events, stage_merged
 from karmactl.store.state import InputError, Source, StateStore, key_of
 
@@ -58,6 +59,10 @@ class RunReport:
     ``after`` is the computed snapshot; it is None for a large offline run, which is computed
     and written by several processes (:func:`_run_sharded`).
 
+    ``incremental`` says how an offline run used the index of the last run
+    (``karmactl/store/runindex.py``): ``unchanged``, ``partial: N template(s)`` or ``full: why``
+    ("" for online and dry runs).
+
     ``member_changes`` is what an online dry run would do to member copies: ``[{"cluster": str,
     "action": "create"|"update"|"delete", "ref": "Deployment default/nginx" (cluster-scoped:
     "ClusterRole name"), "current": dict|None (the member copy as read), "desired": dict|None
@@ -73,6 +78,7 @@ class RunReport:
     member_writes: int = 0
     member_changes: list = field(default_factory=list)
     after: Snapshot | None = None
+    incremental: str = ""
 
 
 class Members(Protocol):
@@ -263,14 +269,43 @@ def run(store: StateStore, options: RunOptions, members=None) -> RunReport:
 
 
 def _run(store: StateStore, options: RunOptions, members) -> RunReport:
+    from karmactl.store import runindex
+
     report = RunReport()
+    started_ns = time.time_ns()
+    indexed = options.offline and not options.dry_run
+    if indexed:  # incremental: karmactl/store/runindex.py
+        tag = _index_tag()
+        index = runindex.read_index(store.root, tag)
+        plan = runindex.plan(store, index, options.now)
+        if plan.mode == "unchanged":
+            report.warnings.extend(index.warnings)
+            report.passes = 1
+            report.incremental = "unchanged"
+            return report
+        why = plan.reason
+        if plan.mode == "partial":
+            why = []
+            done = _run_partial(store, options.now, report, index, plan, started_ns, why)
+            if done is not None:
+                return done
+            report = RunReport()
+            why = why[0] if why else "partial run not possible"
+        report.incremental = f"full: {why}"
     before = load(store)
     if _delete_expired_rebalancers(store, before, options.now, report, options.dry_run):
         before = load(store)
-    if options.offline and not options.dry_run:
+    if indexed:
+        runindex.drop_index(store.root)  # until the new one is written, a crash means a full run
+        config = detector.DetectorConfig(skipped_namespaces=settings_of(before).skipped_namespaces)
+        shared = runindex.shared_objects_bytes(before, config)  # before computing: as loaded
         shards = shard_count(before)
         if shards > 1:
-            return _run_sharded(store, before, options.now, report, shards)
+            parts: dict = {}
+            report = _run_sharded(store, before, options.now, report, shards, parts)
+            _record_index(store, before, report, parts["owners"], parts["wakes"], options.now, tag, config,
+                          started_ns, shared)
+            return report
     members = OfflineMembers() if options.offline or members is None else members
     after = control_loop(before, options.now, members, report, dry_run=options.dry_run)
     report.after = after
@@ -279,6 +314,170 @@ def _run(store: StateStore, options: RunOptions, members) -> RunReport:
     else:
         # Events (karmactl/store/events.py): derived from this run's changes, staged with its files
         report.changes = store.write_changes(before, after, extra=lambda w: stage_events(store, w, before, after, options.now))
+    if indexed:
+        owners = runindex.Owners.of(after.user, after.bindings, config).owner_map(store, after)
+        _record_index(store, before, report, owners, wake_times(after, options.now, settings_of(after)), options.now,
+                      tag, config, started_ns, shared)
+    return report
+
+
+def _record_index(store: StateStore, before: Snapshot, report: RunReport, owners: dict, wakes: list, now: str,
+                  tag: str, config, started_ns: int, shared: bytes | None) -> None:
+    """Write the index of a full offline run that committed (``karmactl/store/runindex.py``):
+    ``owners`` ``{computed rel: owner}``, ``wakes`` ``registry.wake_times`` entries, ``shared`` the
+    shared objects' bytes (None: they cannot be JSON, and no index is kept)."""
+    from karmactl.store import runindex
+
+    if shared is not None:
+        index = runindex.build_index(store, before, owners, runindex.wake_map(wakes, now), report.warnings, now,
+                                     tag, config, started_ns)
+        runindex.write_index(store.root, index, shared)
+
+
+def _index_tag() -> str:
+    """What an index of the last run must have been made by: this karmactl, these sources."""
+    from karmactl import __version__
+    from karmactl.store.runindex import code_stamp
+
+    return f"karmactl-{__version__}-{code_stamp()}"
+
+
+def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, started_ns: int,
+                 why: list) -> RunReport | None:
+    """An offline run that recomputes only some split templates (``karmactl/store/runindex.py``):
+    those of the files that changed (or are gone), and those whose wake time has come.
+
+    The sub-snapshot is what a shard of ``controllers/shards.py`` gets: every shared object (the
+    index's shared file, and the computed files it owns as ``""``) plus these templates with their
+    bindings, Works and status. It is computed to its fixpoint; if that changes anything outside
+    these templates' results (an assumption of the split that does not hold), nothing is written
+    and None is returned: the caller runs in full. Otherwise only those files (and the Events of
+    these objects) are written, in one commit, and the index updated.
+
+    Returns:
+        The report, or None when a full run must decide (any input error included: the full run
+        reports it with every other one); ``why`` then receives the reason.
+    """
+    import orjson
+
+    from karmactl.controllers import workload_rebalancer
+    from karmactl.controllers.shards import has_cross_template_dependencies, template_binding_key
+    from karmactl.store import runindex
+    from karmactl.store.state import COMPUTED_KINDS, change_list, file_signature
+
+    if index.warnings:
+        why.append("the last run warned")
+        return None  # warnings cannot be told apart per template: a full run repeats them correctly
+    shared = runindex.read_shared(store.root, index.token)
+    if shared is None:
+        why.append("the index's shared objects are missing")
+        return None
+    sub = Snapshot(store.registry)
+    for obj, path, doc, line in shared:
+        key = key_of(obj)
+        sub.user[key] = obj
+        sub.sources[key] = Source(path, doc, line)
+        if key[:2] == ("apiextensions.k8s.io", "CustomResourceDefinition"):
+            store.registry.add_crd(obj)
+    config = detector.DetectorConfig(skipped_namespaces=settings_of(sub).skipped_namespaces)
+    normalize = lambda obj, src: normalize_object(obj, src, store.registry, owned=True, strict=True)  # noqa: E731
+    known = {}  # key -> file, of the files not re-read
+    reread = set(plan.touched) | set(plan.removed)
+    for rel, entry in index.files.items():
+        for g, k, ns, name, split in entry[3]:
+            if rel in reread and not split:
+                why.append(f"{rel} holds objects other templates read")
+                return None  # a shared object changed
+            if rel not in reread:
+                known[(g, k, ns, name)] = rel
+    templates = set()
+    sigs = {}
+    entries = {}
+    for rel in plan.removed:
+        templates.update(tuple(x[:4]) for x in index.files[rel][3])
+    for rel in plan.touched:
+        templates.update(tuple(x[:4]) for x in (index.files.get(rel) or [0, 0, 0, []])[3])
+        path = store.root / rel
+        try:
+            sigs[rel] = file_signature(path)
+            docs = store.read_documents(path, rel)
+            objs = [(store.check_document(o, i, ln, rel, normalize), i, ln) for o, i, ln in docs]
+        except InputError:
+            why.append(f"{rel} has an error")
+            return None
+        entries[rel] = []
+        for obj, i, ln in objs:
+            key = key_of(obj)
+            if key in sub.user or key in known or not runindex.is_split(key, obj, config):
+                why.append(f"{rel} holds objects other templates read, or a duplicate")
+                return None  # a duplicate, or a shared object: the full run decides
+            sub.user[key] = obj
+            sub.sources[key] = Source(rel, i, ln)
+            templates.add(key)
+            entries[rel].append([*key, True])
+    owners = {runindex.owner_of_binding(template_binding_key(k)) for k in templates} | plan.due
+    for rel, entry in index.computed.items():
+        if entry[3] == runindex.SHARED or entry[3] in owners:
+            try:
+                with open(store.root / rel, "rb") as fh:
+                    obj = orjson.loads(fh.read())
+            except (OSError, ValueError):
+                why.append(f"{rel} cannot be read")
+                return None
+            key = key_of(obj)
+            if key[:2] in COMPUTED_KINDS:
+                (sub.works if key[1] == "Work" else sub.bindings)[key] = obj
+            else:
+                sub.overlays[key] = obj
+    if has_cross_template_dependencies(sub) or workload_rebalancer.pending(sub):
+        why.append("templates are joined (propagateDeps, MultiClusterService, FederatedResourceQuota) or a "
+                   "WorkloadRebalancer is pending")
+        return None
+    try:
+        after = control_loop(sub, now, OfflineMembers(), report)
+    except (InputError, NotConvergedError) as exc:
+        why.append(f"{type(exc).__name__}: {exc}")
+        return None  # the full run decides (and reports it as it would)
+    who = runindex.Owners.of(sub.user, {**sub.bindings, **after.bindings}, config)
+    who.split |= templates  # removed templates keep their owner until their results are gone
+    for which in ("bindings", "works", "overlays"):
+        old_map, new_map = getattr(sub, which), getattr(after, which)
+        for key in set(old_map) | set(new_map):
+            old, new = old_map.get(key), new_map.get(key)
+            if old is not new and old != new and who.owner(which, key, new if new is not None else old) not in owners:
+                why.append(f"the change reaches {which} {describe_key(key)}")
+                return None  # the split's assumption does not hold here: compute everything
+    owned = lambda which, key, obj: who.owner(which, key, obj) in owners  # noqa: E731
+    writer = store.new_writer()
+    try:
+        staged = store.stage_changes(sub, after, writer, keep=owned)
+        staged += stage_events(store, writer, sub, after, now, keep=owned)
+    except BaseException:
+        writer.abort()
+        raise
+    runindex.drop_index(store.root)  # from here until the new index is written, a crash means a full run
+    writer.commit()
+    report.changes = change_list(staged)
+    # the index, updated for what this run read and wrote
+    for rel in plan.removed:
+        del index.files[rel]
+    for rel in plan.touched:
+        index.files[rel] = [*runindex.recorded_signature(sigs[rel], started_ns), entries[rel]]
+    owner_map = who.owner_map(store, after, keep=owned)
+    for _i, _key, action, rel in staged:
+        if not rel.startswith(runindex.COMPUTED_DIR + "/events/"):
+            if action == "delete":
+                index.computed.pop(rel, None)
+            else:
+                st = os.stat(store.root / rel)
+                index.computed[rel] = [st.st_mtime_ns, st.st_size, st.st_ino, owner_map.get(rel, runindex.SHARED)]
+    wakes = {o: t for o, t in index.wakes.items() if o not in owners}
+    for owner, when in runindex.wake_map(wake_times(after, now, settings_of(after)), now).items():
+        if owner in owners:
+            wakes[owner] = when
+    index.wakes, index.warnings, index.now = wakes, list(report.warnings), now
+    runindex.write_index(store.root, index)
+    report.incremental = f"partial: {len(templates)} template(s)"
     return report
 
 
@@ -543,12 +742,14 @@ def _compute_shard(index: int) -> tuple:
     """One shard (in a forked process, or in the parent for shard 0): compute its part of the
     snapshot, stage the files it owns, derive and merge the Events of the objects it owns (an
     Event file holds objects of several shards: the parent stages them). Returns ``(plan, staged,
-    warnings, events, passes, error, merged Events)`` (the last as ``store.events.merge_derived``
-    returns them); an error is returned, not raised, so the parent can undo every shard's
-    staging."""
+    warnings, events, passes, error, merged Events, owners, wakes)`` (merged Events as
+    ``store.events.merge_derived`` returns them; the last two for the run index: ``{computed rel:
+    owner}`` of the objects it owns, and the ``wake_times`` entries of its bindings and of the whole
+    state); an error is returned, not raised, so the parent can undo every shard's staging."""
     from karmactl.controllers.events import derive_events
     from karmactl.store.events import merge_derived
     from karmactl.store.fsio import TreeWriter
+    from karmactl.store.runindex import Owners
 
     store, before, sharding, now, staging = _SHARD_JOB
     writer = TreeWriter(store.root, staging)
@@ -559,14 +760,22 @@ def _compute_shard(index: int) -> tuple:
         owned = lambda which, key, obj: sharding.owner(which, key, obj) == index  # noqa: E731
         staged = store.stage_changes(sub, after, writer, keep=owned)
         merged = merge_derived(store.root, derive_events(sub, after, now, keep=owned), now)
+        settings = settings_of(after)
+        config = detector.DetectorConfig(skipped_namespaces=settings.skipped_namespaces)
+        owners = Owners.of(after.user, after.bindings, config).owner_map(store, after, keep=owned)
+        wakes = [(b, t) for b, t in wake_times(after, now, settings)
+                 if b is None or sharding.owner("bindings", b, {}) == index]
     except Exception as exc:  # noqa: BLE001 - handed to the parent, which raises it
-        return writer.plan(), [], report.warnings, report.events, report.passes, exc, {}
-    return writer.plan(), staged, report.warnings, report.events, report.passes, None, merged
+        return writer.plan(), [], report.warnings, report.events, report.passes, exc, {}, {}, []
+    return writer.plan(), staged, report.warnings, report.events, report.passes, None, merged, owners, wakes
 
 
-def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunReport, shards: int) -> RunReport:
+def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunReport, shards: int,
+                 index_parts: dict | None = None) -> RunReport:
     """An offline run computed and written by ``shards`` processes (``controllers/shards.py``
     says why the parts are independent); the files of all shards land together or not at all.
+    ``index_parts``, when given, receives ``owners`` and ``wakes`` for the run index
+    (``karmactl/store/runindex.py``), gathered from the shards.
 
     Raises:
         InputError, NotConvergedError, OSError: as a single-process run would (nothing is written).
@@ -600,9 +809,13 @@ def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunRepor
         _SHARD_JOB = None
     staged: list = []
     merged: list = []
-    for plan, part, warnings, events, passes, _error, shard_events in results:
+    owners: dict = {}
+    wakes: list = []
+    for plan, part, warnings, events, passes, _error, shard_events, shard_owners, shard_wakes in results:
         merged.append(shard_events)
         writer.adopt(plan)
+        owners.update(shard_owners)
+        wakes.extend(shard_wakes)
         staged.extend(part)
         for line in warnings:
             if line not in report.warnings:
@@ -622,6 +835,8 @@ def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunRepor
         raise
     writer.commit()
     report.changes = change_list(staged)
+    if index_parts is not None:
+        index_parts.update(owners=owners, wakes=wakes)
     return report
 
 

@@ -755,6 +755,8 @@ def _print_report(c: Context, report, dry_run: bool) -> None:
         err(f"dry run: {len(report.changes)} change(s) planned, nothing written")
     else:
         if c.verbose:
+            if report.incremental:
+                err(f"run: {report.incremental}")
             for action, path in report.changes:
                 err(f"{action:7} {path}")
         err(f"reconciled: {len(report.changes)} file(s) changed in {report.passes} pass(es)")

@@ -303,3 +303,14 @@ def step(loaded, out, now: str, ctx) -> bool:
     return changed
 
 
+def wake(snap, now: str, settings) -> list:
+    """Bindings whose application failover reads the clock: a ``failover.application`` (toleration
+    window, ``delaySeconds``), a running window (bookkeeping) or eviction history to expire.
+    Conservatively each is due at every run (``now``): ``[(binding key, now)]``."""
+    out = []
+    for bkey, binding in snap.bindings.items():
+        spec = binding.get("spec") or {}
+        if (spec.get("failover") or {}).get("application") is not None or spec.get(HISTORY_FIELD) \
+                or read_bookkeeping(binding):
+            out.append((bkey, now))
+    return out

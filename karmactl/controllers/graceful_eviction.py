@@ -247,3 +247,8 @@ def step(loaded, out, now: str, ctx) -> bool:
     return changed
 
 
+def wake(snap, now: str, settings) -> list:
+    """Bindings with eviction tasks: a task is dropped once its grace period has passed or, from a
+    later run than its creation on, when the substitutes are healthy, so each is due at every run
+    (``now``) while it has tasks: ``[(binding key, now)]``."""
+    return [(bkey, now) for bkey, b in snap.bindings.items() if (b.get("spec") or {}).get("gracefulEvictionTasks")]

@@ -45,11 +45,21 @@ from karmactl.controllers import (application_failover, binding, binding_status,
 
 
 class Step(NamedTuple):
-    """One controller of the pipeline: its name, the Karmada source it follows, and its function."""
+    """One controller of the pipeline: its name, the Karmada source it follows, its function and,
+    for controllers whose decisions depend on the clock, ``wake``.
+
+    ``wake(snap, now, settings) -> [(binding key or None, RFC 3339 time)]`` says, for a computed
+    snapshot (a fixpoint at ``now``), from when on the step could change something although no
+    input changed: a toleration window or grace period that ends, a TTL. None stands for the whole
+    state (not one binding); a time equal to ``now`` means "at every run". Incremental runs
+    (``karmactl/store/runindex.py``) recompute a binding, or everything, once its time is reached;
+    a step without ``wake`` must give the same result at any later time.
+    """
 
     name: str
     karmada: str
     run: Callable
+    wake: Callable | None = None
 
 
 PIPELINE: tuple[Step, ...] = (
@@ -60,14 +70,16 @@ PIPELINE: tuple[Step, ...] = (
     Step("detector", "pkg/detector/detector.go", detector.step),
     Step("multiclusterservice", "pkg/controllers/multiclusterservice/mcs_controller.go", multicluster_service.step),
     Step("workload-rebalancer", "pkg/controllers/workloadrebalancer/workloadrebalancer_controller.go",
-         workload_rebalancer.step),
+         workload_rebalancer.step, workload_rebalancer.wake),
     # the status observed on the members reaches the bindings before anything decides on it
     Step("binding-status", "pkg/controllers/status/rb_status_controller.go", binding_status.step),
-    Step("taint-manager", "pkg/controllers/cluster/taint_manager.go", taint_manager.step),
-    Step("application-failover", "pkg/controllers/applicationfailover/", application_failover.step),
+    Step("taint-manager", "pkg/controllers/cluster/taint_manager.go", taint_manager.step, taint_manager.wake),
+    Step("application-failover", "pkg/controllers/applicationfailover/", application_failover.step,
+         application_failover.wake),
     Step("scheduler", "pkg/scheduler/scheduler.go", scheduling.step),
     Step("dependencies-distributor", "pkg/dependenciesdistributor/", dependencies_distributor.step),
-    Step("graceful-eviction", "pkg/controllers/gracefuleviction/", graceful_eviction.step),
+    Step("graceful-eviction", "pkg/controllers/gracefuleviction/", graceful_eviction.step,
+         graceful_eviction.wake),
     Step("binding", "pkg/controllers/binding/binding_controller.go", binding.step),
     Step("namespace-sync", "pkg/controllers/namespace/namespace_sync_controller.go", namespace_sync.step),
     Step("federated-resource-quota-sync",
@@ -87,4 +99,18 @@ PIPELINE: tuple[Step, ...] = (
 )
 
 
-__all__ = ["PIPELINE", "Step"]
+def wake_times(snap, now: str, settings) -> list:
+    """Every ``wake`` of :data:`PIPELINE` over a computed snapshot, plus the clock-reading parts
+    outside the steps: a ResourceInterpreterCustomization's Lua may call ``os.time``/``os.date``
+    (``karmactl/interpreter/luavm.py``), so with any customization the whole state is due at every
+    run. Returns ``[(binding key or None, RFC 3339 time)]`` as :class:`Step` describes."""
+    from karmactl.interpreter.customized import GROUP, KIND
+
+    out: list = [(None, now)] if snap.keys_of_kind(GROUP, KIND) else []
+    for step in PIPELINE:
+        if step.wake is not None:
+            out.extend(step.wake(snap, now, settings))
+    return out
+
+
+__all__ = ["PIPELINE", "Step", "wake_times"]

@@ -68,7 +68,8 @@ def template_binding_key(key: Key) -> Key:
     return ("work.karmada.io", "ResourceBinding" if ns else "ClusterResourceBinding", ns, binding_name(name, kind))
 
 
-def _shared_binding(binding: dict) -> bool:
+def shared_binding(binding: dict) -> bool:
+    """Whether a binding is one of a template kind every shard computes (:data:`SHARED_TEMPLATE_KINDS`)."""
     res = (binding.get("spec") or {}).get("resource") or {}
     return res.get("apiVersion") == "v1" and ("", res.get("kind")) in SHARED_TEMPLATE_KINDS
 
@@ -94,7 +95,7 @@ class Sharding:
                     self._user_split[key] = owner
             else:
                 self._user_owner[key] = 0
-        self._shared_bindings = {k for k, b in snap.bindings.items() if _shared_binding(b)}
+        self._shared_bindings = {k for k, b in snap.bindings.items() if shared_binding(b)}
 
     def owner(self, which: str, key: Key, obj: dict) -> int:
         """The shard whose result is kept for a computed object (``which``: bindings, works, overlays)."""

@@ -197,3 +197,30 @@ def step(loaded, out, now: str, ctx) -> bool:
     return changed
 
 
+def wake(snap, now: str, settings) -> list:
+    """When the taint manager could evict without any input changing: for each binding targeting a
+    cluster with NoExecute taints, the earliest toleration window end (:func:`eviction_due`), or
+    ``now`` when an eviction is due but still waits (its state could not be read).
+
+    Returns ``[(binding key, RFC 3339 time)]`` (``karmactl/store/runindex.py`` recomputes a binding
+    from that time on); nothing while cluster failover is off.
+    """
+    if not settings.cluster_failover:
+        return []
+    tainted = no_execute_taints(snap)
+    if not tainted:
+        return []
+    out = []
+    for bkey, binding in snap.bindings.items():
+        if (binding.get("metadata") or {}).get("deletionTimestamp"):
+            continue
+        candidates = [t.get("name") for t in (binding.get("spec") or {}).get("clusters") or []
+                      if tainted.get(t.get("name"))]
+        if not candidates:
+            continue
+        tolerations = tolerations_of(binding)
+        for cluster in candidates:
+            due, trigger = eviction_due(tainted[cluster], tolerations, now)
+            if due or trigger is not None:
+                out.append((bkey, now if due else trigger))
+    return out

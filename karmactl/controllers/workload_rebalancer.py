@@ -150,3 +150,18 @@ def step(loaded, out, now: str, ctx) -> bool:
 
 
 __all__ = ["binding_key", "expired", "pending", "step", "sync_workloads", "trigger"]
+
+
+def wake(snap, now: str, settings) -> list:
+    """When WorkloadRebalancers need a whole run: while one is pending (it reads and updates
+    bindings anywhere), at every run; once finished with ``ttlSecondsAfterFinished``, when that
+    passes (the run deletes it from its file). ``[(None, RFC 3339 time)]``: None = the whole state."""
+    if pending(snap):
+        return [(None, now)]
+    out = []
+    for key in snap.keys_of_kind(GROUP, KIND):
+        ttl = (snap.user[key].get("spec") or {}).get("ttlSecondsAfterFinished")
+        finish = ((snap.overlays.get(key) or {}).get("status") or {}).get("finishTime")
+        if ttl is not None and finish:
+            out.append((None, add_seconds(finish, int(ttl))))
+    return out

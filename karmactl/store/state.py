@@ -168,6 +168,7 @@ class StateStore:
         self.registry = registry or KindRegistry.default()
         self._computed_dirs: dict = {}
         self._root_prefix = str(self.root).rstrip("/") + "/"
+        self.loaded_signatures: dict = {}  # relative path -> [mtime_ns, size, inode] of the last load
 
     # ------------------------------------------------------------------ reading
     def user_files(self) -> list[Path]:
@@ -452,6 +453,8 @@ class StateStore:
                 snap.sources[key] = Source(rel, index, line)
         if errors:
             raise InputError.several(errors)
+        # what each file was when read (the run index, karmactl/store/runindex.py, records it)
+        self.loaded_signatures = {self.rel(path): parsed[path]["sig"] for path in files}
         if dirty and self.root.is_dir():
             # the cache is written as parsed (not the caller's later mutations): serialize now
             self._write_cache(normalize_tag, new_cache)
