@@ -18,7 +18,7 @@ figure) and as RSS (shared pages counted in every process: an upper bound). A pe
 interval can be missed. The largest single-process RSS (``getrusage`` maxrss of the children) is
 printed too.
 
-Usage: python benchmarks/reconcile_offline.py --n 1000 [--runs 3] [--workdir benchmarks/out] [--settle 310]
+Usage: python benchmarks/reconcile_offline.py --n 1000 [--clusters 50] [--runs 3] [--workdir benchmarks/out] [--settle 310]
 
 The copies are made fresh per run, before any timing. Copies left by an earlier invocation are
 deleted first, and then the script waits ``--settle`` seconds: ext4 without a journal (these
@@ -226,6 +226,7 @@ def timed(cmd: list[str], runs: int, sample: float = 0.0) -> tuple[list[float], 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=1000)
+    ap.add_argument("--clusters", type=int, default=50, help="Clusters every Deployment may go to")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--workdir", default="benchmarks/out")
     ap.add_argument("--settle", type=float, default=310.0,
@@ -233,10 +234,10 @@ def main() -> None:
     ap.add_argument("--sample", type=float, default=0.05,
                     help="seconds between memory samples of a cold run (0: no sampling)")
     args = ap.parse_args()
-    work = Path(args.workdir).resolve() / f"n{args.n}"
+    work = Path(args.workdir).resolve() / (f"n{args.n}" if args.clusters == 50 else f"n{args.n}c{args.clusters}")
     src = work / "input"
     if not src.exists():
-        generate(src, args.n)
+        generate(src, args.n, args.clusters)
     exe = [sys.executable, "-m", "karmactl"]
     # One fresh copy per cold run, all made (and flushed) before any timing: deleting a large
     # tree right before a timed run bills the file system's cleanup (discard) to that run.
@@ -263,7 +264,7 @@ def main() -> None:
     files = sum(len(f) for _, _, f in os.walk(state / "computed"))
     med = statistics.median
     runs = lambda xs: ", ".join(f"{x:.2f}" for x in xs)  # noqa: E731
-    print(f"N={args.n} clusters=50 computed_files={files}")
+    print(f"N={args.n} clusters={args.clusters} computed_files={files}")
     print(f"parse floor  median {med(floor):7.2f} s  (runs: {runs(floor)})")
     print(f"karmactl read median {med(read):6.2f} s  (runs: {runs(read)})  ratio to floor {med(read) / med(floor):.2f}x")
     print(f"cold         median {med(cold):7.2f} s  (runs: {runs(cold)})  ratio to floor {med(cold) / med(floor):.2f}x")
