@@ -306,12 +306,13 @@ def plan(store, index: RunIndex | None, now: str) -> Plan:
     if whole is not None and parse_time(now) >= parse_time(whole):
         return Plan("full", f"a time-based rule of the whole state is due ({whole})")
     try:
-        paths = store.user_files()
+        paths = store.user_file_names()
     except InputError as exc:
         return Plan("full", str(exc))
     touched, seen = [], set()
+    prefix = len(str(store.root).rstrip("/")) + 1
     for path in paths:
-        rel = store.rel(path)
+        rel = path[prefix:]
         seen.add(rel)
         old = index.files.get(rel)
         try:

@@ -172,8 +172,20 @@ class StateStore:
 
     # ------------------------------------------------------------------ reading
     def user_files(self) -> list[Path]:
-        """Every ``*.yaml``/``*.yml`` file outside karmactl's own trees, sorted."""
-        found: list[Path] = []
+        """Every ``*.yaml``/``*.yml``/``*.json`` file outside karmactl's own trees, sorted (see
+        :meth:`user_file_names`)."""
+        return [Path(name) for name in self.user_file_names()]
+
+    def user_file_names(self) -> list[str]:
+        """The paths of :meth:`user_files` as strings (the state directory's path joined with the
+        file's), sorted by their parts: an unchanged incremental run stats 20,000 of them, and
+        building a ``Path`` for each cost about a quarter of it.
+
+        Raises:
+            InputError: a symlinked file leads outside the state directory, or ``.karmactlignore``
+                cannot be read.
+        """
+        found: list[str] = []
         if not self.root.is_dir():
             return found
         ignore = self.ignore_spec()
@@ -205,8 +217,8 @@ class StateStore:
                                 check_inside(self.root, entry.path)
                             except OutsideStateError as exc:
                                 raise InputError(str(exc), self.rel(Path(entry.path))) from None
-                        found.append(Path(entry.path))
-        found.sort(key=lambda p: p.parts)  # Path's own order, without its slow comparisons
+                        found.append(entry.path)
+        found.sort(key=lambda name: name.split("/"))  # Path's order (by parts), without building Paths
         return found
 
     def ignore_spec(self):
