@@ -27,7 +27,7 @@ from karmactl.api.objects import describe_key
 from karmactl.api.snapshot import Settings, Snapshot, StepContext
 from karmactl.controllers import detector
 from karmactl.controllers.registry import PIPELINE, wake_times
-from karmactl.store.events import stage_events, stage_merged
+from karmactl.store.events import EVENTS_DIR, stage_events, stage_merged
 from karmactl.store.state import InputError, Source, StateStore, key_of
 
 MAX_PASSES = 10
@@ -465,7 +465,7 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
         index.files[rel] = [*runindex.recorded_signature(sigs[rel], started_ns), entries[rel]]
     owner_map = who.owner_map(store, after, keep=owned)
     for _i, _key, action, rel in staged:
-        if not rel.startswith(runindex.COMPUTED_DIR + "/events/"):
+        if not rel.startswith(EVENTS_DIR + "/"):
             if action == "delete":
                 index.computed.pop(rel, None)
             else:

@@ -57,7 +57,7 @@ from karmactl.controllers.binding import work_binding_key
 from karmactl.controllers.detector import DetectorConfig, is_template
 from karmactl.controllers.shards import SHARED_TEMPLATE_KINDS, shared_binding, template_binding_key
 from karmactl.store.fsio import ensure_runtime_dir, pending_journal, write_atomic
-from karmactl.store.state import COMPUTED_DIR, RUNTIME_DIR, InputError, file_signature
+from karmactl.store.state import RUNTIME_DIR, InputError, file_signature, scan_computed
 
 INDEX_FILE = "run-index.json"
 SHARED_FILE = "run-index.shared.json"
@@ -242,24 +242,11 @@ def shared_objects_bytes(snap, config: DetectorConfig) -> bytes | None:
 
 def computed_signatures(root) -> dict:
     """``{relative path: [mtime_ns, size, inode]}`` of every file a load reads under ``computed/``
-    (``StateStore.computed_files``: ``*.json``, not hidden, Events left out)."""
-    base = os.path.join(str(root), COMPUTED_DIR)
+    (``state.scan_computed``)."""
     out: dict = {}
-    if not os.path.isdir(base):
-        return out
-    stack = [(base, COMPUTED_DIR)]
-    while stack:
-        d, rel = stack.pop()
-        with os.scandir(d) as it:
-            for entry in it:
-                if entry.is_dir(follow_symlinks=False):
-                    if not (rel == COMPUTED_DIR and entry.name == "events"):
-                        stack.append((entry.path, f"{rel}/{entry.name}"))
-                elif entry.is_dir():
-                    continue  # a symlinked directory: os.walk (the load) does not enter it
-                elif entry.name.endswith(".json") and not entry.name.startswith("."):
-                    st = entry.stat()
-                    out[f"{rel}/{entry.name}"] = [st.st_mtime_ns, st.st_size, st.st_ino]
+    for rel, entry in scan_computed(root):
+        st = entry.stat()
+        out[rel] = [st.st_mtime_ns, st.st_size, st.st_ino]
     return out
 
 
@@ -310,9 +297,8 @@ def plan(store, index: RunIndex | None, now: str) -> Plan:
     except InputError as exc:
         return Plan("full", str(exc))
     touched, seen = [], set()
-    prefix = len(str(store.root).rstrip("/")) + 1
     for path in paths:
-        rel = path[prefix:]
+        rel = store.rel(path)
         seen.add(rel)
         old = index.files.get(rel)
         try:

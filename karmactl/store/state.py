@@ -240,23 +240,17 @@ class StateStore:
         return pathspec.GitIgnoreSpec.from_lines(text.splitlines())
 
     def computed_files(self) -> list[Path]:
-        base = self.root / COMPUTED_DIR
-        out: list[Path] = []
-        if base.is_dir():
-            for dirpath, dirs, files in os.walk(base):
-                if dirpath == str(base) and "events" in dirs:
-                    dirs.remove("events")  # Events are history, not input (karmactl/store/events.py)
-                out.extend(Path(dirpath) / f for f in files if f.endswith(".json") and not f.startswith("."))
-        out.sort()
-        return out
+        """Every file a load reads under ``computed/`` (see :func:`scan_computed`), sorted."""
+        return sorted(Path(entry.path) for _rel, entry in scan_computed(self.root))
 
-    def rel(self, path: Path) -> str:
-        """``path`` relative to the state directory (as given when outside it)."""
+    def rel(self, path: Path | str) -> str:
+        """``path`` (a ``Path``, or a string such as :meth:`user_file_names` gives) relative to the
+        state directory (as given when outside it)."""
         text, root = str(path), self._root_prefix
         if text.startswith(root):
             return text[len(root):]
         try:
-            return str(path.relative_to(self.root))
+            return str(Path(path).relative_to(self.root))
         except ValueError:
             return text
 
@@ -535,7 +529,7 @@ class StateStore:
         cache = self._read_cache(normalize_tag)
         if not cache:
             return None
-        files = self.user_files()
+        files = self.user_file_names()
         if len(files) != len(cache):
             return None
         entries = []
@@ -716,6 +710,28 @@ def validation_tag() -> str:
     api_dir = os.path.dirname(api.__file__)
     stamp = max(int(os.path.getmtime(os.path.join(api_dir, f))) for f in os.listdir(api_dir) if f.endswith(".py"))
     return f"karmactl-{__version__}-{stamp}"
+
+
+def scan_computed(root):
+    """Yield ``(relative path, os.DirEntry)`` for every file a load reads under ``computed/``:
+    ``*.json``, not hidden, Events left out (history, not input: ``karmactl/store/events.py``),
+    symlinked directories not entered. The one rule both :meth:`StateStore.computed_files` and the
+    run index (``karmactl/store/runindex.py``) follow."""
+    base = os.path.join(str(root), COMPUTED_DIR)
+    if not os.path.isdir(base):
+        return
+    stack = [(base, COMPUTED_DIR)]
+    while stack:
+        d, rel = stack.pop()
+        with os.scandir(d) as it:
+            for entry in it:
+                if entry.is_dir(follow_symlinks=False):
+                    if not (rel == COMPUTED_DIR and entry.name == "events"):
+                        stack.append((entry.path, f"{rel}/{entry.name}"))
+                elif entry.is_dir():
+                    continue  # a symlinked directory is not entered
+                elif entry.name.endswith(".json") and not entry.name.startswith("."):
+                    yield f"{rel}/{entry.name}", entry
 
 
 def file_signature(path: Path) -> list[int]:
