@@ -28,3 +28,16 @@ def cyclic_gc_paused():
         if was_enabled:
             gc.freeze()
             gc.enable()
+
+
+def return_free_memory() -> None:
+    """Give the C allocator's free memory back to the system (glibc's ``malloc_trim``), e.g. what
+    parsing a large state directory left behind, before a run forks processes that would each
+    count it. Elsewhere than glibc it does nothing; raises nothing."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass

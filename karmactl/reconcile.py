@@ -27,7 +27,7 @@ from karmactl.api.objects import describe_key
 from karmactl.api.snapshot import Settings, Snapshot, StepContext
 from karmactl.controllers import detector
 from karmactl.controllers.registry import PIPELINE, wake_times
-from karmactl.store.events import EVENTS_DIR, stage_events, stage_merged
+from karmactl.store.events import EVENTS_DIR, stage_events, stage_merged, unpack_events
 from karmactl.store.state import InputError, Source, StateStore, key_of
 
 MAX_PASSES = 10
@@ -299,10 +299,10 @@ def _run(store: StateStore, options: RunOptions, members) -> RunReport:
         runindex.drop_index(store.root)  # until the new one is written, a crash means a full run
         config = detector.DetectorConfig(skipped_namespaces=settings_of(before).skipped_namespaces)
         shared = runindex.shared_objects_bytes(before, config)  # before computing: as loaded
-        shards = shard_count(before)
-        if shards > 1:
+        processes = shard_count(before)
+        if processes > 1:
             parts: dict = {}
-            report = _run_sharded(store, before, options.now, report, shards, parts)
+            report = _run_sharded(store, before, options.now, report, processes, parts)
             _record_index(store, before, report, parts["owners"], parts["wakes"], options.now, tag, config,
                           started_ns, shared)
             return report
@@ -719,6 +719,10 @@ def unjoin(store: StateStore, name: str, members: Members | None, clock, wait: f
 
 SHARDS = 2
 SHARD_MIN_OBJECTS = 2000  # below this, starting a second process costs more than it saves
+SHARD_TEMPLATES = 600
+"""Resource templates per shard, about: a large run is cut into more shards than processes, each
+process computing its shards one after the other, so what a process holds at once is one shard's
+results (its bindings, Works, statuses and Events: some 10 MB here), not its share of the fleet."""
 _SHARD_JOB = None  # what forked shard processes compute from (inherited, never pickled)
 
 
@@ -738,44 +742,56 @@ def shard_count(snap: Snapshot) -> int:
     return SHARDS if "fork" in multiprocessing.get_all_start_methods() else 1
 
 
-def _compute_shard(index: int) -> tuple:
-    """One shard (in a forked process, or in the parent for shard 0): compute its part of the
-    snapshot, stage the files it owns, derive and merge the Events of the objects it owns (an
-    Event file holds objects of several shards: the parent stages them). Returns ``(plan, staged,
-    warnings, events, passes, error, merged Events, owners, wakes)`` (merged Events as
-    ``store.events.merge_derived`` returns them; the last two for the run index: ``{computed rel:
-    owner}`` of the objects it owns, and the ``wake_times`` entries of its bindings and of the whole
-    state); an error is returned, not raised, so the parent can undo every shard's staging."""
+def _compute_shard(worker: int) -> tuple:
+    """What one process computes of a sharded run (in a forked process, or in the parent for
+    worker 0): the shards ``worker``, ``worker + processes``, ... one after the other; for each,
+    compute its part of the snapshot, stage the files it owns, derive and merge the Events of the
+    objects it owns (an Event file holds objects of several shards: the parent stages them), then
+    let its results go. Returns ``(plan, staged, warnings, events, passes, error, merged Events,
+    owners, wakes)`` (merged Events of all its shards as ``store.events.EventBuffer.packed``
+    returns them; the last two for the run index: ``{computed rel: owner}`` of the objects it
+    owns, and the ``wake_times`` entries of its bindings and of the whole state); an error is
+    returned, not raised, so the parent can undo every shard's staging."""
     from karmactl.controllers.events import derive_events
-    from karmactl.store.events import merge_derived
+    from karmactl.store.events import EventBuffer, merge_derived
     from karmactl.store.fsio import TreeWriter
     from karmactl.store.runindex import Owners
 
-    store, before, sharding, now, staging = _SHARD_JOB
+    store, before, sharding, now, staging, processes = _SHARD_JOB
     writer = TreeWriter(store.root, staging)
     report = RunReport()
+    staged: list = []
+    merged = EventBuffer()
+    owners: dict = {}
+    wakes: list = []
+    passes = 0
+    stored: dict = {}  # Event files read, for the shards after (store.events.merge_derived)
     try:
-        sub = sharding.split(before, index)
-        after = compute(sub, now, report=report)
-        owned = lambda which, key, obj: sharding.owner(which, key, obj) == index  # noqa: E731
-        staged = store.stage_changes(sub, after, writer, keep=owned)
-        merged = merge_derived(store.root, derive_events(sub, after, now, keep=owned), now)
-        settings = settings_of(after)
-        config = detector.DetectorConfig(skipped_namespaces=settings.skipped_namespaces)
-        owners = Owners.of(after.user, after.bindings, config).owner_map(store, after, keep=owned)
-        wakes = [(b, t) for b, t in wake_times(after, now, settings)
-                 if b is None or sharding.owner("bindings", b, {}) == index]
+        for index in range(worker, sharding.shards, processes):
+            sub = sharding.split(before, index)
+            after = compute(sub, now, report=report)
+            passes = max(passes, report.passes)
+            owned = lambda which, key, obj, index=index: sharding.owner(which, key, obj) == index  # noqa: E731
+            staged += store.stage_changes(sub, after, writer, keep=owned)
+            merged.add(merge_derived(store.root, derive_events(sub, after, now, keep=owned), now, stored))
+            settings = settings_of(after)
+            config = detector.DetectorConfig(skipped_namespaces=settings.skipped_namespaces)
+            owners.update(Owners.of(after.user, after.bindings, config).owner_map(store, after, keep=owned))
+            wakes += [(b, t) for b, t in wake_times(after, now, settings)
+                      if b is None or sharding.owner("bindings", b, {}) == index]
+            del sub, after
     except Exception as exc:  # noqa: BLE001 - handed to the parent, which raises it
-        return writer.plan(), [], report.warnings, report.events, report.passes, exc, {}, {}, []
-    return writer.plan(), staged, report.warnings, report.events, report.passes, None, merged, owners, wakes
+        return writer.plan(), [], report.warnings, report.events, passes, exc, None, {}, []
+    return writer.plan(), staged, report.warnings, report.events, passes, None, merged.packed(), owners, wakes
 
 
-def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunReport, shards: int,
+def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunReport, processes: int,
                  index_parts: dict | None = None) -> RunReport:
-    """An offline run computed and written by ``shards`` processes (``controllers/shards.py``
-    says why the parts are independent); the files of all shards land together or not at all.
-    ``index_parts``, when given, receives ``owners`` and ``wakes`` for the run index
-    (``karmactl/store/runindex.py``), gathered from the shards.
+    """An offline run computed and written by ``processes`` processes, in shards of about
+    :data:`SHARD_TEMPLATES` templates (``controllers/shards.py`` says why the shards are
+    independent); the files of all shards land together or not at all. ``index_parts``, when
+    given, receives ``owners`` and ``wakes`` for the run index (``karmactl/store/runindex.py``),
+    gathered from the shards.
 
     Raises:
         InputError, NotConvergedError, OSError: as a single-process run would (nothing is written).
@@ -784,19 +800,24 @@ def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunRepor
     from concurrent.futures import ProcessPoolExecutor
 
     from karmactl.controllers.shards import Sharding
+    from karmactl.gcpause import return_free_memory
     from karmactl.store.fsio import die_with_parent, kill_pool
     from karmactl.store.state import change_list
 
     global _SHARD_JOB
+    return_free_memory()  # what loading left free, before two processes count it
     settings = settings_of(before)
-    sharding = Sharding(before, shards, detector.DetectorConfig(skipped_namespaces=settings.skipped_namespaces))
+    config = detector.DetectorConfig(skipped_namespaces=settings.skipped_namespaces)
+    templates = sum(1 for k, o in before.user.items() if detector.is_template(k, o, config))
+    per_process = max(1, -(-templates // (SHARD_TEMPLATES * processes)))
+    sharding = Sharding(before, processes * per_process, config)
     writer = store.new_writer()
-    _SHARD_JOB = (store, before, sharding, now, writer.staging)
+    _SHARD_JOB = (store, before, sharding, now, writer.staging, processes)
     try:
-        pool = ProcessPoolExecutor(max_workers=shards - 1, mp_context=multiprocessing.get_context("fork"),
+        pool = ProcessPoolExecutor(max_workers=processes - 1, mp_context=multiprocessing.get_context("fork"),
                                    initializer=die_with_parent)
         try:
-            futures = [pool.submit(_compute_shard, i) for i in range(1, shards)]
+            futures = [pool.submit(_compute_shard, i) for i in range(1, processes)]
             results = [_compute_shard(0)] + [f.result() for f in futures]
         except BaseException:  # never wait for (or leave behind) a worker after an interrupt
             kill_pool(pool)
@@ -812,7 +833,8 @@ def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunRepor
     owners: dict = {}
     wakes: list = []
     for plan, part, warnings, events, passes, _error, shard_events, shard_owners, shard_wakes in results:
-        merged.append(shard_events)
+        if shard_events is not None:
+            merged.append(unpack_events(shard_events))
         writer.adopt(plan)
         owners.update(shard_owners)
         wakes.extend(shard_wakes)

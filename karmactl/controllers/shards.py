@@ -14,19 +14,28 @@ exceptions read other templates' results:
 * a FederatedResourceQuota sums (and its enforcement checks) every ResourceBinding of its
   namespace: a snapshot with one is not split either.
 
-A shard therefore gets every object that is not a template (Clusters, policies, Remedies,
-MultiClusterIngresses, settings), every Namespace and Service with what was computed for them,
-and its own part of the other templates with their bindings and Works. Each computed object has
-exactly one owner shard, whose result is the one kept (:meth:`Sharding.owner`): a binding belongs to the
-shard of its key, a Work to its binding's shard, a template's status to its binding's shard, and
-everything else (cluster status, namespace Works, MultiClusterIngress status) to shard 0. The
-objects several shards compute (Namespaces, Services, cluster status) come out the same in each,
-because each shard starts from the same inputs for them.
+A shard therefore gets every object that is not a template (Clusters, Remedies,
+MultiClusterIngresses, overrides, settings), every Namespace and Service with what was computed
+for them, its own part of the other templates with their bindings and Works, and the
+(Cluster)PropagationPolicies that can matter to those templates (:func:`policy_reach`): a policy
+whose every resource selector names its object goes only to the shards of the templates it names
+and of the templates (and bindings) that its claim marks; any other policy goes to every shard.
+Each computed object has exactly one owner shard, whose result is the one kept
+(:meth:`Sharding.owner`): a binding belongs to the shard of its key, a Work to its binding's
+shard, a template's status to its binding's shard, and everything else (cluster status, namespace
+Works, MultiClusterIngress status) to shard 0. The objects several shards compute (Namespaces,
+Services, cluster status) come out the same in each, because each shard starts from the same
+inputs for them.
+
+A run has more shards than processes when it is large (``reconcile._run_sharded``): each process
+computes its shards one after the other and keeps only their files, so its memory is bounded by
+one shard's results, not by its share of the fleet.
 """
 from __future__ import annotations
 
 import zlib
 
+from karmactl.api import constants as C
 from karmactl.api.snapshot import Key, Snapshot
 from karmactl.controllers.binding import work_binding_key
 from karmactl.controllers.detector import DetectorConfig, is_template
@@ -34,6 +43,8 @@ from karmactl.controllers.names import binding_name
 
 # templates whose results other objects read (see the module docstring): computed by every shard
 SHARED_TEMPLATE_KINDS = frozenset({("", "Namespace"), ("", "Service")})
+PROPAGATION_POLICY_KINDS = frozenset({("policy.karmada.io", "PropagationPolicy"),
+                                      ("policy.karmada.io", "ClusterPropagationPolicy")})
 BINDINGS = "bindings"
 WORKS = "works"
 OVERLAYS = "overlays"
@@ -74,6 +85,63 @@ def shared_binding(binding: dict) -> bool:
     return res.get("apiVersion") == "v1" and ("", res.get("kind")) in SHARED_TEMPLATE_KINDS
 
 
+def claimed_policy_key(metadata: dict | None) -> Key | None:
+    """The key of the (Cluster)PropagationPolicy whose claim a template's or a binding's
+    ``metadata`` carries (``propagationpolicy.karmada.io/namespace`` + ``/name``, or
+    ``clusterpropagationpolicy.karmada.io/name``; ``pkg/detector/claim.go``), or None."""
+    ann = (metadata or {}).get("annotations") or {}
+    if ann.get(C.PP_NAME_ANNOTATION):
+        return ("policy.karmada.io", "PropagationPolicy", ann.get(C.PP_NAMESPACE_ANNOTATION) or "",
+                ann[C.PP_NAME_ANNOTATION])
+    if ann.get(C.CPP_NAME_ANNOTATION):
+        return ("policy.karmada.io", "ClusterPropagationPolicy", "", ann[C.CPP_NAME_ANNOTATION])
+    return None
+
+
+def policy_reach(snap: Snapshot, templates) -> dict:
+    """Which resource templates each (Cluster)PropagationPolicy of ``snap`` can matter to.
+
+    A policy whose every ``resourceSelectors`` entry has a ``name`` can select only templates of
+    those kinds and names (``pkg/util/selector.go``: a named selector matches nothing else, and a
+    labelSelector beside it only narrows it); besides, it matters to the templates whose claim
+    (overlay) or whose binding names it, since the detector keeps or drops that claim. Other
+    policies (a selector without a name selects by labels or the whole kind) may select anything.
+
+    Args:
+        snap: the loaded snapshot (user objects, overlays, bindings).
+        templates: the keys of the resource templates.
+
+    Returns:
+        ``{policy key: set of keys, or None for "any template"}`` for every
+        (Cluster)PropagationPolicy; the keys are those of templates and of ResourceBindings /
+        ClusterResourceBindings (a claim left on a binding whose template is gone). Templates are
+        compared by kind and name only, a superset of what the detector matches (apiVersion and
+        namespace are not looked at).
+    """
+    by_name: dict = {}
+    for key in templates:
+        by_name.setdefault((key[1], key[3]), []).append(key)
+    reach: dict = {}
+    for key, policy in snap.user.items():
+        if key[:2] not in PROPAGATION_POLICY_KINDS:
+            continue
+        selectors = (policy.get("spec") or {}).get("resourceSelectors") or []
+        if any(not (s or {}).get("name") for s in selectors):
+            reach[key] = None
+            continue
+        named = set()
+        for s in selectors:
+            named.update(by_name.get((s.get("kind"), s["name"]), ()))
+        reach[key] = named
+    claims = [(k, (snap.overlays.get(k) or {}).get("metadata")) for k in templates]
+    claims += [(k, b.get("metadata")) for k, b in snap.bindings.items()]
+    for tkey, metadata in claims:
+        pkey = claimed_policy_key(metadata)
+        if pkey is not None and reach.get(pkey) is not None:
+            reach[pkey].add(tkey)
+    return reach
+
+
 class Sharding:
     """Ownership of every object of one snapshot among ``shards`` shards.
 
@@ -87,8 +155,11 @@ class Sharding:
         self.shards = shards
         self._user_split: dict = {}  # templates only one shard gets: key -> shard
         self._user_owner: dict = {}  # every user object: key -> shard that keeps its status
+        self._policy_split: dict = {}  # policies only some shards get: key -> frozenset of shards
+        templates = []
         for key, obj in snap.user.items():
             if is_template(key, obj, config):
+                templates.append(key)
                 owner = shard_of(template_binding_key(key), shards)
                 self._user_owner[key] = owner
                 if key[:2] not in SHARED_TEMPLATE_KINDS:
@@ -96,6 +167,18 @@ class Sharding:
             else:
                 self._user_owner[key] = 0
         self._shared_bindings = {k for k, b in snap.bindings.items() if shared_binding(b)}
+        for pkey, reached in policy_reach(snap, templates).items():
+            parts = set()
+            for key in reached if reached is not None else ():
+                part = self._input(BINDINGS, key, {}) if key[0] == "work.karmada.io" else self._user_split.get(key, -1)
+                if part is None or part == -1:  # a shared template or binding: every shard
+                    break
+                parts.add(part)
+            else:
+                if reached is not None:
+                    parts = parts or {0}  # selecting nothing: shard 0 (its warnings are still given)
+                    self._policy_split[pkey] = frozenset(parts)
+                    self._user_owner[pkey] = min(parts)
 
     def owner(self, which: str, key: Key, obj: dict) -> int:
         """The shard whose result is kept for a computed object (``which``: bindings, works, overlays)."""
@@ -120,8 +203,9 @@ class Sharding:
     def split(self, snap: Snapshot, shard: int) -> Snapshot:
         """The part of ``snap`` shard ``shard`` computes from (shares the objects, copies the maps)."""
         out = Snapshot(snap.registry)
-        split = self._user_split
-        out.user = {k: v for k, v in snap.user.items() if split.get(k, shard) == shard}
+        split, policies = self._user_split, self._policy_split
+        out.user = {k: v for k, v in snap.user.items()
+                    if split.get(k, shard) == shard and shard in policies.get(k, (shard,))}
         out.sources = {k: snap.sources[k] for k in out.user if k in snap.sources}
         for which in (BINDINGS, WORKS, OVERLAYS):
             src = getattr(snap, which)

@@ -14,13 +14,14 @@ are history, never input of a run. Events about cluster-scoped objects live in `
 from __future__ import annotations
 
 import os
+import zlib
 
 import orjson
 
 from karmactl.controllers import events as events_core
 from karmactl.controllers.events import derive_events, last_seen, merge_events, regarding_key
 from karmactl.store.fsio import TreeWriter
-from karmactl.store.state import COMPUTED_DIR, InputError, dump_computed, path_part
+from karmactl.store.state import COMPUTED_DIR, InputError, path_part
 
 EVENTS_DIR = f"{COMPUTED_DIR}/events"
 EVENT_LIST_KEY = ("events.k8s.io", "EventList")
@@ -123,14 +124,24 @@ def stage_events(store, writer: TreeWriter, before, after, now: str, keep=None) 
     return stage_merged(store.root, writer, [merged])
 
 
-def merge_derived(root, new: list[dict], now: str) -> dict:
+def merge_derived(root, new: list[dict], now: str, stored: dict | None = None) -> dict:
     """Merge the Events ``new`` of a run (or of one shard: the objects it owns) into the stored
     Events of the objects they regard (:func:`~karmactl.controllers.events.merge_events`).
 
+    Args:
+        root: the state directory.
+        new: Events from :func:`~karmactl.controllers.events.derive_events`.
+        now: the run's clock (RFC 3339).
+        stored: a cache that one process keeps across the shards it computes one after the other
+            (each regarded object belongs to exactly one shard): each Event file is read once,
+            its Events grouped by regarded object, and an object's Events are taken out when its
+            shard merges them. None: read the files concerned.
+
     Returns:
-        ``{file: (regarded objects, their Events after the run)}`` for each Event file holding
-        one of those objects; :func:`stage_merged` puts them together with the Events of the
-        file's other objects.
+        ``{file: (regarded objects, [(sort key, Event bytes)])}`` for each Event file holding
+        one of those objects (:func:`event_items`; the regarded objects only when the file
+        exists: what :func:`stage_merged` leaves out of it); :func:`stage_merged` puts them
+        together with the Events of the file's other objects.
 
     Raises:
         InputError: an unreadable stored event file.
@@ -145,12 +156,31 @@ def merge_derived(root, new: list[dict], now: str) -> dict:
             rel = rel_of[obj] = object_rel(obj)
             files.setdefault(rel, set()).add(obj)
     concerned = []
+    existing = set()  # files that exist (the others hold no Events of other objects to keep)
     for rel in sorted(files):
         objs = files[rel]
-        for e in _read(root, rel) or ():
-            obj = regarding_key(e.get("regarding") or {})
-            if obj in objs:
-                concerned.append((obj, e))
+        if stored is None:
+            events = _read(root, rel)
+            if events is not None:
+                existing.add(rel)
+            for e in events or ():
+                obj = regarding_key(e.get("regarding") or {})
+                if obj in objs:
+                    concerned.append((obj, e))
+            continue
+        if rel not in stored:
+            events = _read(root, rel)
+            grouped: dict | None = None
+            if events is not None:
+                grouped = {}
+                for e in events:
+                    grouped.setdefault(regarding_key(e.get("regarding") or {}), []).append(e)
+            stored[rel] = grouped
+        grouped = stored[rel]
+        if grouped is not None:
+            existing.add(rel)
+            for obj in sorted(objs & grouped.keys()):
+                concerned.extend((obj, e) for e in grouped.pop(obj))
     write, drop = merge_events([e for _obj, e in concerned], new, now, limit=events_core.EVENTS_PER_OBJECT)
     ident = lambda e: (e["metadata"].get("namespace"), e["metadata"]["name"])  # noqa: E731
     dropped = {ident(e) for e in drop}
@@ -160,11 +190,77 @@ def merge_derived(root, new: list[dict], now: str) -> dict:
             items[rel_of[obj]][ident(e)] = e
     for e in write:
         items[rel_of[regarding_key(e["regarding"])]][ident(e)] = e
-    return {rel: (files[rel], list(items[rel].values())) for rel in files}
+    return {rel: (files[rel] if rel in existing else frozenset(), event_items(items[rel].values())) for rel in files}
+
+
+_LIST_HEAD = b'{\n  "apiVersion": "events.k8s.io/v1",\n  "kind": "EventList",\n  "items": [\n'
+_LIST_TAIL = b"\n  ]\n}\n"
+
+
+def event_items(events) -> list[tuple]:
+    """``[(sort key, bytes)]`` of Events as items of a stored EventList: the key orders a file's
+    Events (oldest last seen first, then by name), the bytes are the Event as
+    :func:`~karmactl.store.state.dump_computed` writes it inside the list (indented by four
+    more spaces), so files are joined from bytes without building the list again."""
+    opt = orjson.OPT_INDENT_2
+    return [((last_seen(e), e["metadata"]["name"]), b"    " + orjson.dumps(e, option=opt).replace(b"\n", b"\n    "))
+            for e in events]
+
+
+def event_list_bytes(items: list[tuple]) -> bytes:
+    """A stored EventList from :func:`event_items` entries, in the order given: what
+    ``dump_computed({"apiVersion": "events.k8s.io/v1", "kind": "EventList", "items": [...]})``
+    writes for those Events."""
+    return _LIST_HEAD + b",\n".join(b for _key, b in items) + _LIST_TAIL
+
+
+class EventBuffer:
+    """The merged Events of the shards one process computes (:func:`merge_derived` results), held
+    until the parent stages them all: compressed (zlib, fastest level), because a cold run of
+    10,000 templates derives 80,000 Events, some 60 MB of JSON, and each process would otherwise
+    hold its half until the end and copy it to the parent. :meth:`packed` is plain picklable data
+    for :func:`stage_merged`."""
+
+    def __init__(self):
+        self._zip = zlib.compressobj(1)
+        self._chunks: list = []
+        self._files: dict = {}  # file -> (number, regarded objects)
+        self._items: list = []  # (file number, sort key, length), in the order compressed
+
+    def add(self, merged: dict) -> None:
+        """Take one :func:`merge_derived` result."""
+        for rel, (objs, items) in merged.items():
+            entry = self._files.get(rel)
+            if entry is None:
+                entry = self._files[rel] = (len(self._files), set())
+            entry[1].update(objs)
+            for key, data in items:
+                self._items.append((entry[0], key, len(data)))
+                self._chunks.append(self._zip.compress(data))
+
+    def packed(self) -> tuple:
+        """``(files, items, data)``: ``{file: (number, regarded objects)}``, ``[(file number, sort
+        key, length)]`` and the compressed bytes of the items in that order."""
+        self._chunks.append(self._zip.flush())
+        data, self._chunks = b"".join(self._chunks), []
+        return self._files, self._items, data
+
+
+def unpack_events(packed: tuple) -> dict:
+    """``{file: (regarded objects, [(sort key, Event bytes)])}`` from :meth:`EventBuffer.packed`."""
+    files, items, data = packed
+    data = zlib.decompress(data)
+    names = {number: rel for rel, (number, _objs) in files.items()}
+    out = {rel: (objs, []) for rel, (_number, objs) in files.items()}
+    at = 0
+    for number, key, length in items:
+        out[names[number]][1].append((key, data[at:at + length]))
+        at += length
+    return out
 
 
 def stage_merged(root, writer: TreeWriter, parts: list[dict]) -> list[tuple]:
-    """Stage each Event file that :func:`merge_derived` results (one per shard of a run) change:
+    """Stage each Event file that :func:`merge_derived` results (of the shards of a run) change:
     the file's stored Events of other objects, as they are, with the merged Events of the objects
     the run regarded, oldest last seen first. Each file is read and staged once, by one process,
     whichever shards own its objects.
@@ -185,9 +281,9 @@ def stage_merged(root, writer: TreeWriter, parts: list[dict]) -> list[tuple]:
             mine[1].extend(items)
     changes = []
     for rel in sorted(files):
-        objs, items = files[rel]
+        objs, items = files.pop(rel)
         old = _read(root, rel) or []
-        items = [e for e in old if regarding_key(e.get("regarding") or {}) not in objs] + items
+        items = event_items(e for e in old if regarding_key(e.get("regarding") or {}) not in objs) + items
         ns, name = rel[len(EVENTS_DIR) + 1:-len(".json")].split("/")
         key = (*EVENT_LIST_KEY, ns, name)
         if not items:
@@ -195,7 +291,7 @@ def stage_merged(root, writer: TreeWriter, parts: list[dict]) -> list[tuple]:
                 writer.delete(rel)
                 changes.append((CHANGE_INDEX, key, "delete", rel))
             continue
-        items.sort(key=lambda e: (last_seen(e), e["metadata"]["name"]))
-        writer.write(rel, dump_computed({"apiVersion": "events.k8s.io/v1", "kind": "EventList", "items": items}))
+        items.sort(key=lambda item: item[0])
+        writer.write(rel, event_list_bytes(items))
         changes.append((CHANGE_INDEX, key, "write", rel))
     return changes

@@ -57,6 +57,26 @@ spec:
     clusterAffinity: {clusterNames: [member1, member3]}
 ---
 apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: by-name}
+spec:
+  priority: 5
+  resourceSelectors:
+  - {apiVersion: apps/v1, kind: Deployment, name: app2}
+  - {apiVersion: apps/v1, kind: Deployment, name: app6}
+  placement:
+    clusterAffinity: {clusterNames: [member3]}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: ClusterPropagationPolicy
+metadata: {name: role-by-name}
+spec:
+  resourceSelectors:
+  - {apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, name: role3}
+  placement:
+    clusterAffinity: {clusterNames: [member2]}
+---
+apiVersion: policy.karmada.io/v1alpha1
 kind: OverridePolicy
 metadata: {name: images}
 spec:
@@ -139,6 +159,7 @@ def _digest(root) -> dict:
 
 def _run(root, now: str, sharded: bool, monkeypatch) -> reconcile.RunReport:
     monkeypatch.setattr(reconcile, "SHARD_MIN_OBJECTS", 0 if sharded else 10**9)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
     return reconcile.run(StateStore(root), reconcile.RunOptions(now=now))
 
 
@@ -154,6 +175,10 @@ def _edit(root, step: int):
         for i in range(1, APPS, 7):
             (root / "apps" / f"app{i}.yaml").unlink()
         write(root / "apps" / "late.yaml", _app(100, 4))
+        # a policy that names its templates lets go of app2 (still claimed: the claim is what
+        # brings the policy to app2's shard) and names app10 instead
+        text = (root / "policies.yaml").read_text()
+        (root / "policies.yaml").write_text(text.replace("kind: Deployment, name: app2}", "kind: Deployment, name: app10}"))
     elif step == 3:  # member2 back
         text = (root / "clusters.yaml").read_text()
         parts = text.split("\n---\n")
@@ -164,7 +189,10 @@ def _edit(root, step: int):
 TIMES = ["2026-01-01T00:00:00Z", "2026-01-01T00:01:00Z", "2026-01-01T00:05:00Z", "2026-01-01T00:30:00Z"]
 
 
-def test_sharded_runs_write_what_one_process_writes(tmp_path, monkeypatch):
+@pytest.mark.parametrize("per_shard", [600, 3], ids=["two-shards", "shards-in-turn"])
+def test_sharded_runs_write_what_one_process_writes(tmp_path, monkeypatch, per_shard):
+    # 600: one shard per process; 3: each process computes several shards one after the other
+    monkeypatch.setattr(reconcile, "SHARD_TEMPLATES", per_shard)
     one, two = tmp_path / "one", tmp_path / "two"
     _populate(one)
     _populate(two)
@@ -199,9 +227,18 @@ def test_shards_split_templates_and_share_what_others_read(tmp_path, monkeypatch
             assert template_binding_key(key) in parts[owners[0]].bindings
             assert template_binding_key(key) not in parts[1 - owners[0]].bindings
     assert {shard_of(template_binding_key(k), 2) for k in deploys} == {0, 1}
+    named = {("policy.karmada.io", "PropagationPolicy", "default", "by-name"),
+             ("policy.karmada.io", "ClusterPropagationPolicy", "", "role-by-name")}
     for p in parts:  # what every shard needs
         assert all(k in p.user for k in snap.user if k[1] in ("Cluster", "PropagationPolicy", "Namespace",
-                                                               "Service", "MultiClusterIngress"))
+                                                               "Service", "MultiClusterIngress") and k not in named)
+    # a policy that names its templates goes only to their shards
+    by_name, role_by_name = sorted(named)[1], sorted(named)[0]
+    assert [i for i, p in enumerate(parts) if by_name in p.user] == sorted(
+        {shard_of(template_binding_key(("apps", "Deployment", "default", n)), 2) for n in ("app2", "app6")})
+    assert [i for i, p in enumerate(parts) if role_by_name in p.user] == [
+        shard_of(template_binding_key(("rbac.authorization.k8s.io", "ClusterRole", "", "role3")), 2)]
+    for p in parts:
         assert all(k in p.bindings for k, b in snap.bindings.items() if b["spec"]["resource"]["kind"] == "Service")
 
 
