@@ -172,12 +172,15 @@ def normalize_object(obj: dict, src: Source, registry, owned: bool = False, stri
 
 def load(store: StateStore) -> Snapshot:
     """Load and validate the state directory (raises :class:`InputError`)."""
+    import functools
+
+    from karmactl.controllers.shards import layout_group
     from karmactl.store.state import validation_tag
 
     # the store hands over freshly parsed objects: defaulting may work on them in place
     # strict: files edited by hand (or merged in git) get the same checks as `apply`
     return store.load(normalize=lambda obj, src: normalize_object(obj, src, store.registry, owned=True, strict=True),
-                      normalize_tag=validation_tag())
+                      normalize_tag=validation_tag(), layout=functools.partial(layout_group, processes=SHARDS))
 
 
 # --------------------------------------------------------------------------- compute
@@ -304,7 +307,7 @@ def _run(store: StateStore, options: RunOptions, members) -> RunReport:
             parts: dict = {}
             report = _run_sharded(store, before, options.now, report, processes, parts)
             _record_index(store, before, report, parts["owners"], parts["wakes"], options.now, tag, config,
-                          started_ns, shared)
+                          started_ns, shared, parts["split"])
             return report
     members = OfflineMembers() if options.offline or members is None else members
     after = control_loop(before, options.now, members, report, dry_run=options.dry_run)
@@ -322,15 +325,16 @@ def _run(store: StateStore, options: RunOptions, members) -> RunReport:
 
 
 def _record_index(store: StateStore, before: Snapshot, report: RunReport, owners: dict, wakes: list, now: str,
-                  tag: str, config, started_ns: int, shared: bytes | None) -> None:
+                  tag: str, config, started_ns: int, shared: bytes | None, split: set | None = None) -> None:
     """Write the index of a full offline run that committed (``karmactl/store/runindex.py``):
     ``owners`` ``{computed rel: owner}``, ``wakes`` ``registry.wake_times`` entries, ``shared`` the
-    shared objects' bytes (None: they cannot be JSON, and no index is kept)."""
+    shared objects' bytes (None: they cannot be JSON, and no index is kept), ``split`` as for
+    ``runindex.build_index``."""
     from karmactl.store import runindex
 
     if shared is not None:
         index = runindex.build_index(store, before, owners, runindex.wake_map(wakes, now), report.warnings, now,
-                                     tag, config, started_ns)
+                                     tag, config, started_ns, split)
         runindex.write_index(store.root, index, shared)
 
 
@@ -758,6 +762,10 @@ def _compute_shard(worker: int) -> tuple:
     from karmactl.store.runindex import Owners
 
     store, before, sharding, now, staging, processes = _SHARD_JOB
+    # What the other processes compute is not this one's to keep: dropped, its memory (grouped by
+    # shards.layout_group) takes this process's results. The parent's (worker 0) run index
+    # needs only the sources of what it drops.
+    sharding.keep_only(before, worker, processes)
     writer = TreeWriter(store.root, staging)
     report = RunReport()
     staged: list = []
@@ -782,7 +790,40 @@ def _compute_shard(worker: int) -> tuple:
             del sub, after
     except Exception as exc:  # noqa: BLE001 - handed to the parent, which raises it
         return writer.plan(), [], report.warnings, report.events, passes, exc, None, {}, []
-    return writer.plan(), staged, report.warnings, report.events, passes, None, merged.packed(), owners, wakes
+    # the objects are done with (the parent's run index reads only the sources): their memory
+    # takes what follows
+    before.user = before.bindings = before.works = before.overlays = {}
+    result = (writer.plan(), staged, report.warnings, report.events, passes, None, merged.packed(), owners, wakes)
+    return _compressed(result) if worker else result
+
+
+def _compressed(result: tuple) -> bytes:
+    """A forked shard process's result as it is sent to the parent (:func:`_shard_result`):
+    pickled straight into a zlib stream, so that neither the pickle of some 20,000 file names
+    nor the pipe's copies of it are ever held whole."""
+    import pickle
+    import zlib
+
+    class _Sink:
+        def __init__(self):
+            self.zip, self.chunks = zlib.compressobj(1), []
+
+        def write(self, data) -> int:
+            self.chunks.append(self.zip.compress(data))
+            return len(data)
+
+    sink = _Sink()
+    pickle.Pickler(sink, protocol=pickle.HIGHEST_PROTOCOL).dump(result)
+    sink.chunks.append(sink.zip.flush())
+    return b"".join(sink.chunks)
+
+
+def _shard_result(sent) -> tuple:
+    """What :func:`_compute_shard` returned in a forked process (compressed there)."""
+    import pickle
+    import zlib
+
+    return pickle.loads(zlib.decompress(sent)) if isinstance(sent, bytes) else sent
 
 
 def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunReport, processes: int,
@@ -811,6 +852,10 @@ def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunRepor
     templates = sum(1 for k, o in before.user.items() if detector.is_template(k, o, config))
     per_process = max(1, -(-templates // (SHARD_TEMPLATES * processes)))
     sharding = Sharding(before, processes * per_process, config)
+    if index_parts is not None:
+        from karmactl.store.runindex import is_split
+
+        index_parts["split"] = {k for k, o in before.user.items() if is_split(k, o, config)}
     writer = store.new_writer()
     _SHARD_JOB = (store, before, sharding, now, writer.staging, processes)
     try:
@@ -818,11 +863,13 @@ def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunRepor
                                    initializer=die_with_parent)
         try:
             futures = [pool.submit(_compute_shard, i) for i in range(1, processes)]
-            results = [_compute_shard(0)] + [f.result() for f in futures]
+            mine = _compute_shard(0)
+            sent = [f.result() for f in futures]
         except BaseException:  # never wait for (or leave behind) a worker after an interrupt
             kill_pool(pool)
             raise
-        pool.shutdown()
+        pool.shutdown()  # the processes are gone (and their memory with them) before their results unpack
+        results = [mine] + [_shard_result(s) for s in sent]
     except BaseException:  # a shard process died, or the run was interrupted: drop all staging
         writer.abort()
         raise

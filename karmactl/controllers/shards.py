@@ -38,7 +38,7 @@ import zlib
 from karmactl.api import constants as C
 from karmactl.api.snapshot import Key, Snapshot
 from karmactl.controllers.binding import work_binding_key
-from karmactl.controllers.detector import DetectorConfig, is_template
+from karmactl.controllers.detector import SKIPPED_GROUPS, DetectorConfig, is_template
 from karmactl.controllers.names import binding_name
 
 # templates whose results other objects read (see the module docstring): computed by every shard
@@ -142,6 +142,33 @@ def policy_reach(snap: Snapshot, templates) -> dict:
     return reach
 
 
+def layout_group(obj: dict, processes: int) -> int:
+    """Which of ``processes`` processes of a sharded run will most likely compute ``obj`` (a user
+    object as parsed), or ``processes`` for an object every process reads: the process of the
+    template's binding key (:func:`shard_of`, which for any number of shards that is a multiple
+    of ``processes`` gives the same process), the process of the first template a policy names,
+    else shared. Loading places the objects of each group together in memory
+    (``StateStore.load``'s ``layout``), so that a process that lets go of the others' objects
+    (:meth:`Sharding.keep_only`) gives their memory back. A guess is never wrong, only less
+    thrifty: it decides where objects live, not who computes them."""
+    metadata = obj.get("metadata") or {}
+    api_version, kind, name = obj.get("apiVersion"), obj.get("kind"), metadata.get("name")
+    if not (isinstance(api_version, str) and isinstance(kind, str) and isinstance(name, str)):
+        return processes
+    group = api_version.rpartition("/")[0]
+    namespace = metadata.get("namespace") or ""
+    if group not in SKIPPED_GROUPS:
+        return zlib.crc32(f"{namespace}/{binding_name(name, kind)}".encode()) % processes
+    if (group, kind) in PROPAGATION_POLICY_KINDS:
+        selectors = (obj.get("spec") or {}).get("resourceSelectors") or []
+        first = selectors[0] if selectors and isinstance(selectors[0], dict) else {}
+        if isinstance(first.get("name"), str) and isinstance(first.get("kind"), str) \
+                and all(isinstance(s, dict) and s.get("name") for s in selectors):
+            namespace = first.get("namespace") or (namespace if kind == "PropagationPolicy" else "")
+            return zlib.crc32(f"{namespace}/{binding_name(first['name'], first['kind'])}".encode()) % processes
+    return processes
+
+
 class Sharding:
     """Ownership of every object of one snapshot among ``shards`` shards.
 
@@ -199,6 +226,24 @@ class Sharding:
                 return None
             return shard_of(bkey, self.shards)
         return self._user_split.get(key)  # status of a template goes with it; the rest is shared
+
+    def keep_only(self, snap: Snapshot, process: int, processes: int) -> None:
+        """Let ``snap`` (in one process of a sharded run) hold only what the shards ``process``,
+        ``process + processes``, ... get: the objects of the other processes' shards are dropped
+        (``snap.sources`` is left whole), and their memory, grouped by :func:`layout_group`,
+        holds this process's results instead of new pages."""
+        mine = lambda shard: shard % processes == process  # noqa: E731
+        split, policies = self._user_split, self._policy_split
+        snap.user = {k: v for k, v in snap.user.items()
+                     if mine(split.get(k, process)) and any(mine(s) for s in policies.get(k, (process,)))}
+        for which in (BINDINGS, WORKS, OVERLAYS):
+            src = getattr(snap, which)
+            part = {}
+            for k, v in src.items():
+                s = self._input(which, k, v)
+                if s is None or mine(s):
+                    part[k] = v
+            setattr(snap, which, part)
 
     def split(self, snap: Snapshot, shard: int) -> Snapshot:
         """The part of ``snap`` shard ``shard`` computes from (shares the objects, copies the maps)."""

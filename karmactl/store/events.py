@@ -13,6 +13,7 @@ are history, never input of a run. Events about cluster-scoped objects live in `
 """
 from __future__ import annotations
 
+import array
 import os
 import zlib
 
@@ -198,13 +199,14 @@ _LIST_TAIL = b"\n  ]\n}\n"
 
 
 def event_items(events) -> list[tuple]:
-    """``[(sort key, bytes)]`` of Events as items of a stored EventList: the key orders a file's
-    Events (oldest last seen first, then by name), the bytes are the Event as
+    """``[(sort key, bytes)]`` of Events as items of a stored EventList: the key (bytes: last seen,
+    NUL, name, which sort as the pair does) orders a file's Events (oldest last seen first, then by
+    name), the bytes are the Event as
     :func:`~karmactl.store.state.dump_computed` writes it inside the list (indented by four
     more spaces), so files are joined from bytes without building the list again."""
     opt = orjson.OPT_INDENT_2
-    return [((last_seen(e), e["metadata"]["name"]), b"    " + orjson.dumps(e, option=opt).replace(b"\n", b"\n    "))
-            for e in events]
+    return [(f"{last_seen(e)}\0{e['metadata']['name']}".encode("utf-8", "surrogatepass"),
+             b"    " + orjson.dumps(e, option=opt).replace(b"\n", b"\n    ")) for e in events]
 
 
 def event_list_bytes(items: list[tuple]) -> bytes:
@@ -216,16 +218,16 @@ def event_list_bytes(items: list[tuple]) -> bytes:
 
 class EventBuffer:
     """The merged Events of the shards one process computes (:func:`merge_derived` results), held
-    until the parent stages them all: compressed (zlib, fastest level), because a cold run of
-    10,000 templates derives 80,000 Events, some 60 MB of JSON, and each process would otherwise
-    hold its half until the end and copy it to the parent. :meth:`packed` is plain picklable data
-    for :func:`stage_merged`."""
+    until the parent stages them all: compressed (zlib, fastest level), sort keys included, because
+    a cold run of 10,000 templates derives 80,000 Events, some 60 MB of JSON, and each process would
+    otherwise hold its half until the end and copy it to the parent. :meth:`packed` is plain
+    picklable data for :func:`unpack_events`."""
 
     def __init__(self):
         self._zip = zlib.compressobj(1)
         self._chunks: list = []
         self._files: dict = {}  # file -> (number, regarded objects)
-        self._items: list = []  # (file number, sort key, length), in the order compressed
+        self._items = array.array("I")  # file number, key length, item length; per item, in order
 
     def add(self, merged: dict) -> None:
         """Take one :func:`merge_derived` result."""
@@ -235,12 +237,13 @@ class EventBuffer:
                 entry = self._files[rel] = (len(self._files), set())
             entry[1].update(objs)
             for key, data in items:
-                self._items.append((entry[0], key, len(data)))
-                self._chunks.append(self._zip.compress(data))
+                self._items.extend((entry[0], len(key), len(data)))
+                self._chunks.append(self._zip.compress(key + data))
 
     def packed(self) -> tuple:
-        """``(files, items, data)``: ``{file: (number, regarded objects)}``, ``[(file number, sort
-        key, length)]`` and the compressed bytes of the items in that order."""
+        """``(files, items, data)``: ``{file: (number, regarded objects)}``, an ``array("I")`` of
+        (file number, key length, item length) per item, and the compressed keys and items in
+        that order."""
         self._chunks.append(self._zip.flush())
         data, self._chunks = b"".join(self._chunks), []
         return self._files, self._items, data
@@ -253,9 +256,11 @@ def unpack_events(packed: tuple) -> dict:
     names = {number: rel for rel, (number, _objs) in files.items()}
     out = {rel: (objs, []) for rel, (_number, objs) in files.items()}
     at = 0
-    for number, key, length in items:
-        out[names[number]][1].append((key, data[at:at + length]))
-        at += length
+    for i in range(0, len(items), 3):
+        number, key_length, length = items[i:i + 3]
+        key_end = at + key_length
+        out[names[number]][1].append((data[at:key_end], data[key_end:key_end + length]))
+        at = key_end + length
     return out
 
 

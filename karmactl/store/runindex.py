@@ -251,17 +251,18 @@ def computed_signatures(root) -> dict:
 
 
 def build_index(store, before, owners: dict, wakes: dict, warnings: list, now: str, tag: str,
-                config: DetectorConfig, started_ns: int) -> RunIndex:
+                config: DetectorConfig, started_ns: int, split: set | None = None) -> RunIndex:
     """The index after a full run that committed: ``before`` is the loaded snapshot (its files'
     signatures in ``store.loaded_signatures``), ``owners`` ``{computed rel: owner}`` of the computed
     snapshot, ``wakes`` from :func:`wake_map`, ``started_ns`` when the run started
-    (``time.time_ns()``, see :func:`recorded_signature`). Computed files are stat'ed now (after
-    the commit)."""
+    (``time.time_ns()``, see :func:`recorded_signature`); ``split``, when given, the keys of the
+    split templates (:func:`is_split`), and then only ``before.sources`` is read (a sharded run
+    lets go of the objects before it ends). Computed files are stat'ed now (after the commit)."""
     files: dict = {rel: [*recorded_signature(sig, started_ns), []] for rel, sig in store.loaded_signatures.items()}
     for key, src in before.sources.items():
         entry = files.get(src.path)
         if entry is not None:
-            entry[3].append([*key, is_split(key, before.user[key], config)])
+            entry[3].append([*key, key in split if split is not None else is_split(key, before.user[key], config)])
     computed = {rel: [*sig, owners.get(rel, SHARED)] for rel, sig in computed_signatures(store.root).items()}
     return RunIndex(tag, now, files, computed, wakes, list(warnings))
 

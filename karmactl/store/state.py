@@ -300,7 +300,7 @@ class StateStore:
         except OSError:
             pass  # a read-only state directory still works, only slower
 
-    def _parse_many(self, paths: list[Path], normalize=None) -> list[tuple[list, list]]:
+    def _parse_many(self, paths: list[Path], normalize=None, layout=None) -> list[tuple[list, list]]:
         """``([(signature, documents, skipped) or None], errors)``: for each path in order, None when
         it failed (its :class:`InputError` is in ``errors``, in path order), else the signature
         ``[mtime_ns, size, inode]`` read before the file, the documents ``[[object, index, line,
@@ -310,7 +310,8 @@ class StateStore:
         these machines have two cores), each taking every other file so both get the same mix;
         the workers also check and ``normalize`` every object of a built-in kind (``checked``
         True). Objects of other kinds (custom resources, whose CustomResourceDefinition may be in
-        any file) and CRDs themselves are left to the caller.
+        any file) and CRDs themselves are left to the caller. With ``layout`` (see :meth:`load`),
+        each batch sends its objects group by group, and they are built in that order.
 
         """
         workers = min(PARSE_WORKERS, os.cpu_count() or 1)
@@ -330,11 +331,12 @@ class StateStore:
 
         global _WORKER_JOB
         nb = workers * PARSE_BATCHES_PER_WORKER
-        _WORKER_JOB = (self, normalize)  # inherited by the forked workers, never pickled
+        _WORKER_JOB = (self, normalize, layout)  # inherited by the forked workers, never pickled
         from karmactl.store.fsio import die_with_parent, kill_pool
 
         out: list = [None] * len(paths)
         errors = []
+        canon: dict = {}  # share_strings
         try:
             pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
                                        initializer=die_with_parent)
@@ -343,7 +345,14 @@ class StateStore:
                 for i, batch in enumerate(pool.map(_parse_batch, [[str(p) for p in paths[i::nb]] for i in range(nb)])):
                     if isinstance(batch, bytes):
                         batch = orjson.loads(batch)
-                    for j, item in enumerate(batch["docs"]):
+                    docs = batch["docs"]
+                    for objs, places in zip(batch.get("groups") or (), batch.get("places") or ()):
+                        share_strings(objs, canon)
+                        for obj, (j, d) in zip(objs, places):
+                            docs[j][1][d][0] = obj
+                    if "groups" not in batch:
+                        share_strings([doc[0] for item in docs if item is not None for doc in item[1]], canon)
+                    for j, item in enumerate(docs):
                         out[i + j * nb] = item
                     errors.extend((i + j * nb, fields) for j, fields in batch["errors"])  # InputError.fields()
             except BaseException:
@@ -368,7 +377,7 @@ class StateStore:
             obj = normalize(obj, Source(rel, index, line))
         return obj
 
-    def load(self, normalize=None, normalize_tag: str = "") -> Snapshot:
+    def load(self, normalize=None, normalize_tag: str = "", layout=None) -> Snapshot:
         """Load the whole state directory.
 
         Args:
@@ -377,6 +386,10 @@ class StateStore:
                 :class:`InputError` for invalid objects.
             normalize_tag: identifies ``normalize``'s behaviour (e.g. karmactl's version); cached
                 results made under another tag, or under other CRDs, are not used.
+            layout: optional ``f(obj) -> int``, a memory group per object: objects parsed by the
+                worker processes are built in the parent group by group, so that a forked process
+                that later drops the objects of a group frees whole pages
+                (``controllers/shards.py: layout_group``). It changes nothing else.
 
         Raises:
             InputError: malformed files, unknown kinds, objects without name, invalid fields (all
@@ -402,7 +415,7 @@ class StateStore:
             else:
                 missed.append(path)
         builtin_kinds = set(self.registry.group_kinds())
-        results, errors = self._parse_many(missed, normalize)
+        results, errors = self._parse_many(missed, normalize, layout)
         for path, result in zip(missed, results):
             if result is None:  # reported in errors; the other files are still checked
                 files.remove(path)
@@ -691,7 +704,7 @@ PARSE_BATCHES_PER_WORKER = 4  # results stream back while the workers go on
 PARALLEL_PARSE_MIN_FILES = 2000
 
 
-_WORKER_JOB = None  # (StateStore, normalize) for forked parse workers
+_WORKER_JOB = None  # (StateStore, normalize, layout) for forked parse workers
 
 
 def _start_methods() -> list[str]:
@@ -750,8 +763,10 @@ def file_signature(path: Path) -> list[int]:
 def _parse_batch(paths: list[str]) -> list:
     """Worker: parse files and check objects of built-in kinds. Returns ``{"docs": [per file:
     (signature, [[object, index, line, checked]], skipped) or None for a failing file], "errors": [[index in
-    docs, InputError.fields()]]}``, as orjson bytes when JSON can hold it."""
-    store, normalize = _WORKER_JOB
+    docs, InputError.fields()]]}``, as orjson bytes when JSON can hold it; with a layout function,
+    the objects are sent first in ``"groups"`` (a list of objects per group) and ``"places"``
+    (``[file, document]`` of each), and None stands in for them in ``docs``."""
+    store, normalize, layout = _WORKER_JOB
     crd = ("apiextensions.k8s.io", "CustomResourceDefinition")
     out: list = []
     errors = []
@@ -774,12 +789,50 @@ def _parse_batch(paths: list[str]) -> list:
             errors.append([len(out), exc.fields()])
             out.append(None)
     result = {"docs": out, "errors": errors}
+    if layout is not None:  # the objects group by group, first: the parent builds them in this order
+        groups: dict = {}
+        for j, item in enumerate(out):
+            for d, doc in enumerate(item[1] if item is not None else ()):
+                objs, places = groups.setdefault(layout(doc[0]), ([], []))
+                objs.append(doc[0])
+                places.append((j, d))
+                doc[0] = None
+        order = sorted(groups)
+        result = {"groups": [groups[g][0] for g in order], "places": [groups[g][1] for g in order], **result}
     try:
         # JSON crosses the process boundary several times faster than a pickle of the same dicts;
         # values JSON cannot hold (binary, sets, huge integers) fall back to pickling
         return orjson.dumps(result)
     except TypeError:
         return result
+
+
+def share_strings(objs: list, canon: dict) -> None:
+    """Make equal string values of ``objs`` (parsed objects, changed in place) one object each,
+    through ``canon`` (``{string: string}``, kept across calls): JSON decoding builds a new string
+    for every value, and 10,000 Deployments with their PropagationPolicies repeat ``default``,
+    ``apps/v1``, ``Deployment``, defaulted fields... some 290,000 times, 15 MB that a forked shard
+    process would otherwise copy too. Mapping keys are shared by the decoder already."""
+    get = canon.setdefault
+    stack = list(objs)
+    while stack:
+        o = stack.pop()
+        if type(o) is dict:
+            for k, v in o.items():
+                if type(v) is str:
+                    c = get(v, v)
+                    if c is not v:
+                        o[k] = c
+                elif type(v) is dict or type(v) is list:
+                    stack.append(v)
+        elif type(o) is list:
+            for i, v in enumerate(o):
+                if type(v) is str:
+                    c = get(v, v)
+                    if c is not v:
+                        o[i] = c
+                elif type(v) is dict or type(v) is list:
+                    stack.append(v)
 
 
 def dump_computed(obj: dict) -> bytes:
