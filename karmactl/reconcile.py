@@ -327,9 +327,9 @@ def _run(store: StateStore, options: RunOptions, members) -> RunReport:
 def _record_index(store: StateStore, before: Snapshot, report: RunReport, owners: dict, wakes: list, now: str,
                   tag: str, config, started_ns: int, shared: bytes | None, split: set | None = None) -> None:
     """Write the index of a full offline run that committed (``karmactl/store/runindex.py``):
-    ``owners`` ``{computed rel: owner}``, ``wakes`` ``registry.wake_times`` entries, ``shared`` the
-    shared objects' bytes (None: they cannot be JSON, and no index is kept), ``split`` as for
-    ``runindex.build_index``."""
+    ``owners`` ``{computed rel: [owner, claim]}`` (``runindex.Owners.owner_map``), ``wakes``
+    ``registry.wake_times`` entries, ``shared`` the shared objects' bytes (None: they cannot be
+    JSON, and no index is kept), ``split`` as for ``runindex.build_index``."""
     from karmactl.store import runindex
 
     if shared is not None:
@@ -349,14 +349,18 @@ def _index_tag() -> str:
 def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, started_ns: int,
                  why: list) -> RunReport | None:
     """An offline run that recomputes only some split templates (``karmactl/store/runindex.py``):
-    those of the files that changed (or are gone), and those whose wake time has come.
+    those of the files that changed (or are gone), those whose wake time has come, and those a
+    changed, added or removed name-selecting (Cluster)PropagationPolicy can reach
+    (``runindex.policy_change_owners``; read from their unchanged files).
 
     The sub-snapshot is what a shard of ``controllers/shards.py`` gets: every shared object (the
-    index's shared file, and the computed files it owns as ``""``) plus these templates with their
-    bindings, Works and status. It is computed to its fixpoint; if that changes anything outside
-    these templates' results (an assumption of the split that does not hold), nothing is written
+    index's shared file, its changed policies replaced by what the files hold now, and the computed
+    files it owns as ``""``) plus these templates with their bindings, Works and status. It is
+    computed to its fixpoint; if that changes anything outside these templates' results (an
+    assumption of the split that does not hold), nothing is written
     and None is returned: the caller runs in full. Otherwise only those files (and the Events of
-    these objects) are written, in one commit, and the index updated.
+    these objects) are written, in one commit, and the index updated (and the shared file, when a
+    file holding policies was read).
 
     Returns:
         The report, or None when a full run must decide (any input error included: the full run
@@ -387,20 +391,32 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
     normalize = lambda obj, src: normalize_object(obj, src, store.registry, owned=True, strict=True)  # noqa: E731
     known = {}  # key -> file, of the files not re-read
     reread = set(plan.touched) | set(plan.removed)
+    old_policies = {}  # key -> the last run's version, of the policies of the files re-read
+    holders = {}  # owner -> (template key, file) of the split templates of the files not re-read
+    every_template = {key: False for key, obj in sub.user.items() if detector.is_template(key, obj, config)}
     for rel, entry in index.files.items():
         for g, k, ns, name, split in entry[3]:
-            if rel in reread and not split:
-                why.append(f"{rel} holds objects other templates read")
-                return None  # a shared object changed
+            key = (g, k, ns, name)
+            if split:
+                every_template[key] = True
             if rel not in reread:
-                known[(g, k, ns, name)] = rel
+                known[key] = rel
+                if split:
+                    holders[runindex.owner_of_binding(template_binding_key(key))] = (key, rel)
+            elif not split:
+                if not runindex.is_policy(key) or key not in sub.user:
+                    why.append(f"{rel} holds objects other templates read")
+                    return None  # a shared object changed (other than a policy)
+                old_policies[key] = sub.user.pop(key)  # its new version, if any, is read below
+                del sub.sources[key]
     templates = set()
     sigs = {}
     entries = {}
+    new_policies = {}
     for rel in plan.removed:
-        templates.update(tuple(x[:4]) for x in index.files[rel][3])
+        templates.update(tuple(x[:4]) for x in index.files[rel][3] if x[4])
     for rel in plan.touched:
-        templates.update(tuple(x[:4]) for x in (index.files.get(rel) or [0, 0, 0, []])[3])
+        templates.update(tuple(x[:4]) for x in (index.files.get(rel) or [0, 0, 0, []])[3] if x[4])
         path = store.root / rel
         try:
             sigs[rel] = file_signature(path)
@@ -412,14 +428,55 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
         entries[rel] = []
         for obj, i, ln in objs:
             key = key_of(obj)
-            if key in sub.user or key in known or not runindex.is_split(key, obj, config):
+            split = runindex.is_split(key, obj, config)
+            if key in sub.user or key in known or not (split or runindex.is_policy(key)):
                 why.append(f"{rel} holds objects other templates read, or a duplicate")
                 return None  # a duplicate, or a shared object: the full run decides
             sub.user[key] = obj
             sub.sources[key] = Source(rel, i, ln)
-            templates.add(key)
-            entries[rel].append([*key, True])
-    owners = {runindex.owner_of_binding(template_binding_key(k)) for k in templates} | plan.due
+            if split:
+                templates.add(key)
+                every_template[key] = True
+            else:
+                new_policies[key] = obj
+            entries[rel].append([*key, split])
+    # a changed policy: the templates it selected or selects, or that it claims (runindex docs)
+    changed_old = {k: o for k, o in old_policies.items() if new_policies.get(k) != o}
+    changed_new = {k: o for k, o in new_policies.items() if old_policies.get(k) != o}
+    reached = set()
+    if changed_old or changed_new:
+        reached, reason = runindex.policy_change_owners(changed_old, changed_new, every_template, index.computed)
+        if reached is None:
+            why.append(reason)
+            return None
+        wanted: dict = {}  # file not re-read -> keys of the reached templates it holds
+        for owner in reached:
+            if owner in holders:
+                wanted.setdefault(holders[owner][1], set()).add(holders[owner][0])
+        for rel, keys in sorted(wanted.items()):
+            try:
+                docs = store.read_documents(store.root / rel, rel)
+                objs = [(store.check_document(o, i, ln, rel, normalize), i, ln) for o, i, ln in docs]
+            except InputError:
+                why.append(f"{rel} has an error")
+                return None
+            for obj, i, ln in objs:
+                key = key_of(obj)
+                if key in keys:
+                    keys.discard(key)
+                    sub.user[key] = obj
+                    sub.sources[key] = Source(rel, i, ln)
+                    templates.add(key)
+            if keys:
+                why.append(f"{rel} changed while it was read")
+                return None
+    shared_bytes = None
+    if old_policies or new_policies:  # the shared file gets the policies (and sources) of this run
+        shared_bytes = runindex.shared_objects_bytes(sub, config)
+        if shared_bytes is None:
+            why.append("a policy cannot be kept in the index")
+            return None
+    owners = {runindex.owner_of_binding(template_binding_key(k)) for k in templates} | plan.due | reached
     for rel, entry in index.computed.items():
         if entry[3] == runindex.SHARED or entry[3] in owners:
             try:
@@ -442,6 +499,9 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
     except (InputError, NotConvergedError) as exc:
         why.append(f"{type(exc).__name__}: {exc}")
         return None  # the full run decides (and reports it as it would)
+    if (changed_old or changed_new) and report.warnings:
+        why.append("a policy changed and the run warned")
+        return None  # a warning may concern templates not computed here: a full run gives them all
     who = runindex.Owners.of(sub.user, {**sub.bindings, **after.bindings}, config)
     who.split |= templates  # removed templates keep their owner until their results are gone
     for which in ("bindings", "works", "overlays"):
@@ -474,14 +534,16 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
                 index.computed.pop(rel, None)
             else:
                 st = os.stat(store.root / rel)
-                index.computed[rel] = [st.st_mtime_ns, st.st_size, st.st_ino, owner_map.get(rel, runindex.SHARED)]
+                index.computed[rel] = [st.st_mtime_ns, st.st_size, st.st_ino, *owner_map.get(rel, runindex.NO_OWNER)]
     wakes = {o: t for o, t in index.wakes.items() if o not in owners}
     for owner, when in runindex.wake_map(wake_times(after, now, settings_of(after)), now).items():
         if owner in owners:
             wakes[owner] = when
     index.wakes, index.warnings, index.now = wakes, list(report.warnings), now
-    runindex.write_index(store.root, index)
+    runindex.write_index(store.root, index, shared_bytes)
     report.incremental = f"partial: {len(templates)} template(s)"
+    if changed_old or changed_new:
+        report.incremental += f", {len(set(changed_old) | set(changed_new))} policy(ies) changed"
     return report
 
 
@@ -753,7 +815,7 @@ def _compute_shard(worker: int) -> tuple:
     objects it owns (an Event file holds objects of several shards: the parent stages them), then
     let its results go. Returns ``(plan, staged, warnings, events, passes, error, merged Events,
     owners, wakes)`` (merged Events of all its shards as ``store.events.EventBuffer.packed``
-    returns them; the last two for the run index: ``{computed rel: owner}`` of the objects it
+    returns them; the last two for the run index: ``{computed rel: [owner, claim]}`` of the objects it
     owns, and the ``wake_times`` entries of its bindings and of the whole state); an error is
     returned, not raised, so the parent can undo every shard's staging."""
     from karmactl.controllers.events import derive_events

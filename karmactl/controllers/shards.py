@@ -99,7 +99,24 @@ def claimed_policy_key(metadata: dict | None) -> Key | None:
 
 
 def policy_reach(snap: Snapshot, templates) -> dict:
-    """Which resource templates each (Cluster)PropagationPolicy of ``snap`` can matter to.
+    """Which resource templates each (Cluster)PropagationPolicy of ``snap`` can matter to: :func:`reach_of`
+    with the claims of the templates' overlays and of the bindings of ``snap``.
+
+    Args:
+        snap: the loaded snapshot (user objects, overlays, bindings).
+        templates: the keys of the resource templates.
+
+    Returns:
+        As :func:`reach_of`; the keys are those of templates and of ResourceBindings /
+        ClusterResourceBindings (a claim left on a binding whose template is gone).
+    """
+    claims = [(k, claimed_policy_key((snap.overlays.get(k) or {}).get("metadata"))) for k in templates]
+    claims += [(k, claimed_policy_key(b.get("metadata"))) for k, b in snap.bindings.items()]
+    return reach_of(snap.user, templates, claims)
+
+
+def reach_of(objects: dict, templates, claims) -> dict:
+    """Which resource templates each (Cluster)PropagationPolicy among ``objects`` can matter to.
 
     A policy whose every ``resourceSelectors`` entry has a ``name`` can select only templates of
     those kinds and names (``pkg/util/selector.go``: a named selector matches nothing else, and a
@@ -108,21 +125,22 @@ def policy_reach(snap: Snapshot, templates) -> dict:
     policies (a selector without a name selects by labels or the whole kind) may select anything.
 
     Args:
-        snap: the loaded snapshot (user objects, overlays, bindings).
+        objects: ``{key: object}``; only its (Cluster)PropagationPolicies are looked at.
         templates: the keys of the resource templates.
+        claims: ``(target, policy key or None)`` pairs: what carries a claim (a template key, a
+            binding key, or whatever the caller uses to name it) and the key of the policy it
+            names (:func:`claimed_policy_key`).
 
     Returns:
-        ``{policy key: set of keys, or None for "any template"}`` for every
-        (Cluster)PropagationPolicy; the keys are those of templates and of ResourceBindings /
-        ClusterResourceBindings (a claim left on a binding whose template is gone). Templates are
-        compared by kind and name only, a superset of what the detector matches (apiVersion and
-        namespace are not looked at).
+        ``{policy key: set of template keys and claim targets, or None for "any template"}`` for
+        every (Cluster)PropagationPolicy of ``objects``. Templates are compared by kind and name
+        only, a superset of what the detector matches (apiVersion and namespace are not looked at).
     """
     by_name: dict = {}
     for key in templates:
         by_name.setdefault((key[1], key[3]), []).append(key)
     reach: dict = {}
-    for key, policy in snap.user.items():
+    for key, policy in objects.items():
         if key[:2] not in PROPAGATION_POLICY_KINDS:
             continue
         selectors = (policy.get("spec") or {}).get("resourceSelectors") or []
@@ -133,12 +151,9 @@ def policy_reach(snap: Snapshot, templates) -> dict:
         for s in selectors:
             named.update(by_name.get((s.get("kind"), s["name"]), ()))
         reach[key] = named
-    claims = [(k, (snap.overlays.get(k) or {}).get("metadata")) for k in templates]
-    claims += [(k, b.get("metadata")) for k, b in snap.bindings.items()]
-    for tkey, metadata in claims:
-        pkey = claimed_policy_key(metadata)
+    for target, pkey in claims:
         if pkey is not None and reach.get(pkey) is not None:
-            reach[pkey].add(tkey)
+            reach[pkey].add(target)
     return reach
 
 

@@ -8,10 +8,12 @@ offline run read and wrote:
 * ``files``: per user file, its signature ``[mtime_ns, size, inode]`` when it was read and the keys
   of the objects it held, each marked *split* (a resource template computed on its own) or not;
 * ``computed``: per file under ``computed/`` (Events excepted: history, not input), its signature
-  after the commit and its *owner*: ``"<namespace>/<name>"`` of the ResourceBinding (``"/<name>"``
+  after the commit, its *owner*: ``"<namespace>/<name>"`` of the ResourceBinding (``"/<name>"``
   of the ClusterResourceBinding) whose template's result it is, or ``""`` for what several templates
   read (cluster status, Namespace and Service results, policy status...), exactly the split of
-  ``karmactl/controllers/shards.py``;
+  ``karmactl/controllers/shards.py``; and its *claim*: ``"<kind>/<namespace>/<name>"`` of the
+  (Cluster)PropagationPolicy a binding's or a template status's claim annotations name
+  (:func:`claim_string`), ``""`` for none;
 * ``wakes``: per owner the earliest time at which a clock-based rule could change its result
   although no input changed (``Step.wake`` in ``karmactl/controllers/registry.py``: toleration
   windows, grace periods, eviction history, WorkloadRebalancer TTLs), ``""`` for the whole state;
@@ -27,7 +29,18 @@ come: :func:`karmactl.reconcile._run_partial` computes those templates with the 
 a shard does, and writes only their files), or ``full`` with the reason. Any doubt is a full run:
 a missing or corrupt index, another karmactl (its source stamp), a clock set back, a computed file
 the index did not record (edited by hand, ``git checkout``, an online run, ``observe``), a pending
-journal (a killed writer), any non-split object changed.
+journal (a killed writer), any non-split object changed other than a (Cluster)PropagationPolicy
+that names its templates.
+
+A (Cluster)PropagationPolicy changed, added or removed (:func:`policy_change_owners`) reaches the
+templates its old version (from the shared file) or its new one can select, and those whose
+computed files carry its claim (the ``computed`` claims): ``shards.reach_of``, the matcher that sends
+policies to shards. When every resource selector of both versions has a ``name``, that is the
+templates of those kinds and names: the partial run reads them from their (unchanged) files and
+computes them with the new policies; the shared file is rewritten with them. A selector without a
+name (labels, a whole kind) may reach any template, and a Namespace or Service (read by other
+templates) reached means the same: a full run. A policy changed in a run that warns is a full run
+too (a warning may concern templates not computed).
 
 Issue 15 asks for a fingerprint per binding of everything its result depends on. Here that
 fingerprint is split along the lines the shards already prove: a split template's result depends on
@@ -35,8 +48,10 @@ its own file (signature), its own computed files (signatures: the previous resul
 the shared objects and their results (any change to one is a full run), and the clock (its wake
 time). So comparing signatures is comparing the fingerprint, without reading or hashing anything;
 and what a change could reach beyond its own template is checked after the fact: a partial run that
-changes an object it does not own is dropped for a full run. Narrowing shared changes (a policy
-edit recomputing only the templates it selected or selects) is left for later.
+changes an object it does not own is dropped for a full run. The one shared change narrowed is the
+policy that names its templates (above): the matched policy is the part of a binding's fingerprint
+issue 15 names, and at 10,000 templates with a policy each it is the common edit; a Cluster,
+override or settings change, or a policy selecting by labels, stays a full run.
 
 JSON (orjson) rather than SQLite: the index is read whole by every run (the unchanged check needs
 every signature) and written whole after each one, which one orjson file does in tens of
@@ -55,14 +70,16 @@ from karmactl.api.objects import parse_time
 from karmactl.api.snapshot import Settings
 from karmactl.controllers.binding import work_binding_key
 from karmactl.controllers.detector import DetectorConfig, is_template
-from karmactl.controllers.shards import SHARED_TEMPLATE_KINDS, shared_binding, template_binding_key
+from karmactl.controllers.shards import (PROPAGATION_POLICY_KINDS, SHARED_TEMPLATE_KINDS, claimed_policy_key,
+                                         reach_of, shared_binding, template_binding_key)
 from karmactl.store.fsio import ensure_runtime_dir, pending_journal, write_atomic
 from karmactl.store.state import RUNTIME_DIR, InputError, file_signature, scan_computed
 
 INDEX_FILE = "run-index.json"
 SHARED_FILE = "run-index.shared.json"
-FORMAT = 1
+FORMAT = 2  # 2: computed entries carry the claim (``claim_string``)
 SHARED = ""  # the owner of what several templates read
+NO_OWNER = (SHARED, "")  # the tail of a computed entry nothing in the run's owner map claims
 # A file modified within this many nanoseconds before a run read it may be modified again in the
 # same tick of the file system's coarse clock without its signature changing ("racily clean", as
 # git calls it): it is recorded with UNSURE, so the next run reads it again.
@@ -79,6 +96,24 @@ def recorded_signature(sig: list, started_ns: int) -> list:
 def owner_of_binding(key) -> str:
     """The owner string of a binding key: ``"<namespace>/<name>"`` (``"/<name>"`` cluster-scoped)."""
     return f"{key[2]}/{key[3]}"
+
+
+def claim_string(which: str, obj: dict) -> str:
+    """The claim a computed object carries, as the index keeps it: ``"<kind>/<namespace>/<name>"``
+    of the (Cluster)PropagationPolicy named by a binding's or an overlay's claim annotations
+    (``shards.claimed_policy_key``; ``pkg/detector/claim.go``), ``""`` for none (and for Works)."""
+    if which == "works":
+        return ""
+    pkey = claimed_policy_key(obj.get("metadata"))
+    return "" if pkey is None else f"{pkey[1]}/{pkey[2]}/{pkey[3]}"
+
+
+def claim_key(claim: str):
+    """The policy key of a :func:`claim_string` (None for ``""``)."""
+    if not claim:
+        return None
+    kind, ns, name = claim.split("/", 2)
+    return ("policy.karmada.io", kind, ns, name)
 
 
 def is_split(key, obj: dict, config: DetectorConfig) -> bool:
@@ -116,13 +151,14 @@ class Owners:
         return owner_of_binding(template_binding_key(key)) if key in self.split else SHARED
 
     def owner_map(self, store, snap, keep=None) -> dict:
-        """``{relative path of a computed file: owner}`` for every computed object of ``snap``
-        (those ``keep(which, key, obj)`` accepts, when given)."""
+        """``{relative path of a computed file: [owner, claim]}`` for every computed object of
+        ``snap`` (those ``keep(which, key, obj)`` accepts, when given): the tail of its ``computed``
+        entry (module docs; the claim by :func:`claim_string`)."""
         out = {}
         for which in ("bindings", "works", "overlays"):
             for key, obj in getattr(snap, which).items():
                 if keep is None or keep(which, key, obj):
-                    out[store.computed_rel(key)] = self.owner(which, key, obj)
+                    out[store.computed_rel(key)] = [self.owner(which, key, obj), claim_string(which, obj)]
         return out
 
 
@@ -139,7 +175,7 @@ def wake_map(entries, now: str) -> dict:
 @dataclass
 class RunIndex:
     """The index (module docs): ``files`` ``{rel: [mtime_ns, size, inode, [[group, kind, namespace,
-    name, split], ...]]}``, ``computed`` ``{rel: [mtime_ns, size, inode, owner]}``, ``wakes``
+    name, split], ...]]}``, ``computed`` ``{rel: [mtime_ns, size, inode, owner, claim]}``, ``wakes``
     ``{owner: RFC 3339}``, ``warnings`` ``[str]``, ``now`` the run's clock, ``tag`` what made it."""
 
     tag: str
@@ -253,7 +289,7 @@ def computed_signatures(root) -> dict:
 def build_index(store, before, owners: dict, wakes: dict, warnings: list, now: str, tag: str,
                 config: DetectorConfig, started_ns: int, split: set | None = None) -> RunIndex:
     """The index after a full run that committed: ``before`` is the loaded snapshot (its files'
-    signatures in ``store.loaded_signatures``), ``owners`` ``{computed rel: owner}`` of the computed
+    signatures in ``store.loaded_signatures``), ``owners`` ``{computed rel: [owner, claim]}`` of the computed
     snapshot, ``wakes`` from :func:`wake_map`, ``started_ns`` when the run started
     (``time.time_ns()``, see :func:`recorded_signature`); ``split``, when given, the keys of the
     split templates (:func:`is_split`), and then only ``before.sources`` is read (a sharded run
@@ -263,8 +299,57 @@ def build_index(store, before, owners: dict, wakes: dict, warnings: list, now: s
         entry = files.get(src.path)
         if entry is not None:
             entry[3].append([*key, key in split if split is not None else is_split(key, before.user[key], config)])
-    computed = {rel: [*sig, owners.get(rel, SHARED)] for rel, sig in computed_signatures(store.root).items()}
+    computed = {rel: [*sig, *owners.get(rel, NO_OWNER)] for rel, sig in computed_signatures(store.root).items()}
     return RunIndex(tag, now, files, computed, wakes, list(warnings))
+
+
+def is_policy(key) -> bool:
+    """Whether a key is a PropagationPolicy's or a ClusterPropagationPolicy's."""
+    return tuple(key[:2]) in PROPAGATION_POLICY_KINDS
+
+
+def _policy_name(pkey) -> str:
+    return f"{pkey[1]} {pkey[2]}/{pkey[3]}" if pkey[2] else f"{pkey[1]} {pkey[3]}"
+
+
+def policy_change_owners(old: dict, new: dict, templates: dict, computed: dict) -> tuple:
+    """The owners whose results a change of (Cluster)PropagationPolicies can change, for a partial
+    run: those of the templates the old or the new version of a changed policy can select, and those
+    whose computed files carry a claim naming it (``shards.reach_of``, the matcher sharded runs use).
+
+    Args:
+        old: ``{policy key: object}``, the last run's versions of the changed policies (none for an
+            added one).
+        new: ``{policy key: object}``, their versions now (none for a removed one).
+        templates: ``{template key: split}`` of every resource template known to the run, last
+            run's and this one's (split: :func:`is_split`; the others are Namespaces and Services).
+        computed: the index's ``computed`` (the claims of the last run's results).
+
+    Returns:
+        ``(owners, "")``, or ``(None, reason)`` when a changed policy may select any template (a
+        resource selector without ``name``) or reaches a template other templates read.
+    """
+    changed = set(old) | set(new)
+    claims = []
+    for entry in computed.values():
+        pkey = claim_key(entry[4])
+        if pkey in changed:
+            claims.append((entry[3], pkey))  # the owner string stands for the claiming binding
+    owners: set = set()
+    for version in (old, new):
+        for pkey, reached in sorted(reach_of(version, templates, claims).items()):
+            if reached is None:
+                return None, f"{_policy_name(pkey)} changed and selects without a name"
+            for target in reached:
+                if isinstance(target, str):
+                    if target == SHARED:
+                        return None, f"{_policy_name(pkey)} changed and claims a Namespace or Service"
+                    owners.add(target)
+                elif templates.get(target):
+                    owners.add(owner_of_binding(template_binding_key(target)))
+                else:
+                    return None, f"{_policy_name(pkey)} changed and selects a {target[1]}, which other templates read"
+    return owners, ""
 
 
 @dataclass
@@ -330,4 +415,4 @@ def plan(store, index: RunIndex | None, now: str) -> Plan:
 
 __all__ = ["RunIndex", "Plan", "Owners", "plan", "read_index", "read_shared", "write_index", "drop_index",
            "build_index", "wake_map", "code_stamp", "shared_objects_bytes", "computed_signatures", "is_split",
-           "owner_of_binding"]
+           "owner_of_binding", "claim_string", "claim_key", "is_policy", "policy_change_owners"]

@@ -66,6 +66,24 @@ def policy(name: str, tier: str, clusters: tuple, weights: tuple | None = None, 
     """
 
 
+def named_policy_yaml(name: str, target: str, priority: int, clusters: tuple, preempt: bool,
+                      kind: str = "PropagationPolicy") -> str:
+    """A policy whose one resource selector names Deployment ``target`` (``shards.reach_of``)."""
+    namespace = ", namespace: default" if kind == "PropagationPolicy" else ""
+    return f"""
+    apiVersion: policy.karmada.io/v1alpha1
+    kind: {kind}
+    metadata: {{name: {name}{namespace}}}
+    spec:
+      resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, namespace: default, name: {target}}}]
+      priority: {priority}
+      preemption: {"Always" if preempt else "Never"}
+      placement:
+        clusterAffinity: {{clusterNames: [{", ".join(clusters)}]}}
+        replicaScheduling: {{replicaSchedulingType: Duplicated}}
+    """
+
+
 _TICK = [0]
 
 
@@ -89,6 +107,13 @@ def make_state(root: Path) -> None:
     put(root / "apps" / "pair.yaml", deployment(10) + "---\n" + deployment(11, tier="batch"))
     put(root / "policies" / "web.yaml", policy("web", "web", ("member1", "member2", "member3"), (1, 2, 1), 60))
     put(root / "policies" / "batch.yaml", policy("batch", "batch", ("member1", "member2")))
+    # named policies may preempt (``named_policy``)
+    put(root / "settings.yaml", """
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: karmactl-config, namespace: karmada-system}
+    data: {propagationPolicyPreemption: "true"}
+    """)
 
 
 def computed_tree(root: Path) -> dict:
@@ -137,6 +162,41 @@ def edit_policy(root: Path, which: str, toleration: int | None, weight: int) -> 
         put(root / "policies" / "batch.yaml", policy("batch", "batch", ("member1", "member2"), None, toleration))
 
 
+def named_policy(root: Path, name: str, target: str, priority: int, clusters: tuple, preempt: bool,
+                 kind: str) -> None:
+    """Add or rewrite policy ``name`` (its file): it may now name another template (a rename), have
+    another priority, preemption, placement or kind."""
+    put(root / "policies" / f"named-{name}.yaml", named_policy_yaml(name, target, priority, clusters, preempt, kind))
+
+
+def remove_named_policy(root: Path, name: str) -> None:
+    (root / "policies" / f"named-{name}.yaml").unlink(missing_ok=True)
+
+
+def kind_policy(root: Path, present: bool) -> None:
+    """A ClusterPropagationPolicy selecting every Deployment (no name: any template may be reached)."""
+    path = root / "policies" / "every-deployment.yaml"
+    if not present:
+        path.unlink(missing_ok=True)
+        return
+    put(path, """
+    apiVersion: policy.karmada.io/v1alpha1
+    kind: ClusterPropagationPolicy
+    metadata: {name: every-deployment}
+    spec:
+      resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
+      placement:
+        clusterAffinity: {clusterNames: [member3]}
+        replicaScheduling: {replicaSchedulingType: Duplicated}
+    """)
+
+
+def edit_bundle(root: Path, replicas: int, clusters: tuple, target: str) -> None:
+    """A template and a named policy in one file."""
+    put(root / "apps" / "bundle.yaml", deployment(20, replicas, tier="none") + "---\n"
+        + named_policy_yaml("bundle", target, 1, clusters, True))
+
+
 def edit_cluster(root: Path, name: str, ready: str) -> None:
     put(root / "clusters" / f"{name}.yaml", cluster_yaml(name, ready))
 
@@ -154,7 +214,7 @@ def edit_settings(root: Path, timeout: int, failover: str) -> None:
     apiVersion: v1
     kind: ConfigMap
     metadata: {{name: karmactl-config, namespace: karmada-system}}
-    data: {{gracefulEvictionTimeout: "{timeout}s", clusterFailover: "{failover}"}}
+    data: {{gracefulEvictionTimeout: "{timeout}s", clusterFailover: "{failover}", propagationPolicyPreemption: "true"}}
     """)
 
 
@@ -164,7 +224,15 @@ def hand_edit_computed(root: Path) -> None:
         works[0].unlink()
 
 
+TARGETS = ("app0", "app1", "app2", "app3", "app10", "app20", "ghost")  # app10 shares pair.yaml; no ghost
+PLACEMENTS = (("member1",), ("member2", "member3"))
 EDITS = st.one_of(
+    st.tuples(st.just(named_policy), st.sampled_from(["pin", "pin2"]), st.sampled_from(TARGETS),
+              st.sampled_from([0, 5, 10]), st.sampled_from(PLACEMENTS), st.booleans(),
+              st.sampled_from(["PropagationPolicy", "ClusterPropagationPolicy"])),
+    st.tuples(st.just(remove_named_policy), st.sampled_from(["pin", "pin2"])),
+    st.tuples(st.just(kind_policy), st.booleans()),
+    st.tuples(st.just(edit_bundle), st.integers(1, 3), st.sampled_from(PLACEMENTS), st.sampled_from(TARGETS)),
     st.tuples(st.just(edit_template), st.integers(0, APPS - 1), st.integers(0, 6), st.sampled_from(["1.0", "2.0"]),
               st.sampled_from(["web", "batch", "none"])),
     st.tuples(st.just(edit_pair), st.integers(1, 5)),
@@ -211,6 +279,29 @@ def check_steps(steps) -> list:
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(STEP, min_size=1, max_size=6))
 def test_incremental_runs_write_what_full_runs_write(steps):
+    check_steps(steps)
+
+
+# policy edits (names: partial; labels or a whole kind: full) among template edits, in every step
+POLICY_EDITS = st.one_of(
+    st.tuples(st.just(named_policy), st.sampled_from(["pin", "pin2"]), st.sampled_from(TARGETS),
+              st.sampled_from([0, 5, 10]), st.sampled_from(PLACEMENTS), st.booleans(),
+              st.sampled_from(["PropagationPolicy", "ClusterPropagationPolicy"])),
+    st.tuples(st.just(remove_named_policy), st.sampled_from(["pin", "pin2"])),
+    st.tuples(st.just(edit_bundle), st.integers(1, 3), st.sampled_from(PLACEMENTS), st.sampled_from(TARGETS)),
+    st.tuples(st.just(edit_template), st.integers(0, APPS - 1), st.integers(0, 6), st.sampled_from(["1.0", "2.0"]),
+              st.sampled_from(["web", "batch", "none"])),
+    st.tuples(st.just(kind_policy), st.booleans()),
+    st.tuples(st.just(edit_policy), st.sampled_from(["web", "batch"]), st.sampled_from([None, 0, 60, 600]),
+              st.integers(1, 3)),
+)
+POLICY_STEP = st.tuples(st.lists(POLICY_EDITS, min_size=1, max_size=2), st.sampled_from([0, 1, 61]))
+
+
+@pytest.mark.slow
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(POLICY_STEP, min_size=1, max_size=6))
+def test_policy_edits_write_what_full_runs_write(steps):
     check_steps(steps)
 
 
@@ -280,15 +371,77 @@ def test_a_corrupt_or_foreign_index_costs_a_full_run(ran, damage):
     assert runindex.read_index(ran, reconcile._index_tag()) is not None  # rebuilt
 
 
-def test_a_policy_change_runs_in_full(ran):
-    edit_policy(ran, "web", None, 3)
+def written_apps(root: Path, changes: list) -> set:
+    """The apps (``appN``) whose files a run wrote, by the names of the computed files written;
+    each Event file written (a bucket of several objects' Events) must hold Events about one."""
+    import json
+    import re
+
+    app = re.compile(r"(app\d+)(?:[-.]|$)")
+    apps, buckets = set(), []
+    for _action, rel in changes:
+        if rel.startswith("computed/events/"):
+            buckets.append((rel, {e["regarding"]["name"] for e in json.loads((root / rel).read_text())["items"]}))
+        else:
+            m = app.match(rel.rsplit("/", 1)[-1])
+            assert m, rel  # nothing but apps' files
+            apps.add(m.group(1))
+    for rel, names in buckets:
+        assert any(app.match(n) and app.match(n).group(1) in apps for n in names), (rel, names)
+    return apps
+
+
+def pin(target: str, priority: int = 5, clusters: tuple = ("member1",), kind: str = "PropagationPolicy"):
+    return (named_policy, "pin", target, priority, clusters, True, kind)
+
+
+@pytest.mark.parametrize("steps", [
+    pytest.param([
+        # a new policy naming app1 takes it from web (preemption): app1 alone
+        ([pin("app1")], "partial: 1 template(s), 1 policy(ies) changed", {"app1"}),
+        # renamed to app3: app1 (named by the old version, and claimed) goes back to web, app3 moves
+        ([pin("app3")], "partial: 2 template(s), 1 policy(ies) changed", {"app1", "app3"}),
+        # new placement: app3 alone; new priority: app3 recomputed, nothing to write
+        ([pin("app3", clusters=("member2", "member3"))], "partial: 1 template(s), 1 policy(ies) changed", {"app3"}),
+        ([pin("app3", priority=10, clusters=("member2", "member3"))],
+         "partial: 1 template(s), 1 policy(ies) changed", set()),
+        # app10 shares pair.yaml with app11, which is not recomputed
+        ([pin("app10")], "partial: 2 template(s), 1 policy(ies) changed", {"app3", "app10"}),
+        # removed: what it claimed (app10) goes back to web
+        ([(remove_named_policy, "pin")], "partial: 1 template(s), 1 policy(ies) changed", {"app10"}),
+        # app2 leaves batch's label selector in the run a ClusterPropagationPolicy naming it comes
+        ([(edit_template, 2, 2, "1.0", "none"), pin("app2", kind="ClusterPropagationPolicy")],
+         "partial: 1 template(s), 1 policy(ies) changed", {"app2"}),
+        # a policy naming a template that does not exist
+        ([(named_policy, "pin2", "ghost", 0, ("member1",), False, "PropagationPolicy")],
+         "partial: 0 template(s), 1 policy(ies) changed", set()),
+        # a template and a policy naming it in one file; then the policy names app0 instead
+        ([(edit_bundle, 2, ("member1",), "app20")], "partial: 1 template(s), 1 policy(ies) changed", {"app20"}),
+        ([(edit_bundle, 2, ("member1",), "app0")], "partial: 2 template(s), 1 policy(ies) changed",
+         {"app0", "app20"}),
+    ], id="named-policies"),
+    pytest.param([
+        ([(edit_policy, "web", None, 3)], "full: PropagationPolicy default/web changed and selects without a name",
+         None),
+        ([(kind_policy, True)], "full: ClusterPropagationPolicy every-deployment changed and selects without a name",
+         None),
+    ], id="label-and-kind-selectors-run-in-full"),
+])
+def test_a_policy_change_recomputes_the_templates_it_reaches(ran, steps):
+    """``policy_change_owners``: the templates a name-selecting policy selected, selects or claims
+    are recomputed, and only their files written; any other policy change is a full run."""
     cold = ran.parent / "cold"
-    copy_without_index(ran, cold)
-    report = reconcile.run(StateStore(ran), reconcile.RunOptions(now=NOW, offline=True))
-    assert report.incremental == "full: policies/web.yaml holds objects other templates read"
-    assert report.changes
-    assert outcome(cold, NOW)[0] == "ok"
-    assert computed_tree(ran) == computed_tree(cold)
+    for edits, expected, apps in steps:
+        for edit, *args in edits:
+            edit(ran, *args)
+        shutil.rmtree(cold, ignore_errors=True)
+        copy_without_index(ran, cold)
+        report = reconcile.run(StateStore(ran), reconcile.RunOptions(now=NOW, offline=True))
+        assert report.incremental == expected, (edits, report.incremental)
+        if apps is not None:
+            assert written_apps(ran, report.changes) == apps, (edits, report.changes)
+        assert outcome(cold, NOW)[0] == "ok"
+        assert computed_tree(ran) == computed_tree(cold), edits
 
 
 def test_verbose_run_says_how_it_used_the_index(ran, cli):
