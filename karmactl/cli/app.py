@@ -127,7 +127,7 @@ def reconcile(ctx: typer.Context,
               timeout: str = typer.Option("5m", "--timeout", help="With --wait: give up after this long (e.g. 90s, 5m).")):
     """Run the control plane once: detector, scheduler, controllers, execution on members, status."""
     from karmactl.cli.commands import reconcile_cmd
-    reconcile_cmd(ctx_of(ctx), offline, dry_run, wait, timeout)
+    reconcile_cmd(ctx_of(ctx), offline=offline, dry_run=dry_run, wait=wait, timeout=timeout)
 
 
 @app.command()

@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 
 # command -> the function of karmactl.cli.commands its typer command calls with the same parameters
-LIGHT_COMMANDS = {"get": "get_from_flags", "describe": "describe_from_args"}
+LIGHT_COMMANDS = {"get": "get_from_flags", "describe": "describe_from_args", "reconcile": "reconcile_cmd"}
 
 
 class _Unsure(Exception):

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -50,6 +52,7 @@ def _record(monkeypatch) -> list:
 
     monkeypatch.setattr(commands, "get_from_flags", recorder("get"))
     monkeypatch.setattr(commands, "describe_from_args", recorder("describe"))
+    monkeypatch.setattr(commands, "reconcile_cmd", recorder("reconcile"))
     monkeypatch.setattr(fsio, "LOCK_TIMEOUT", fsio.LOCK_TIMEOUT)  # restored after the test
     return calls
 
@@ -79,6 +82,12 @@ LINES = [
     ["describe", "deploy/nginx", "-A"],
     ["describe", "-n", "prod", "rb"],
     ["describe", "cluster", "member1", "--namespace=x", "--all-namespaces"],
+    ["reconcile"],
+    ["reconcile", "--offline"],
+    ["--state", "elsewhere", "reconcile", "--offline", "--now", NOW, "-v"],
+    ["reconcile", "--dry-run", "--offline"],
+    ["reconcile", "--wait", "--timeout", "90s"],
+    ["reconcile", "--timeout=2m", "--wait", "--lock-timeout", "5s"],
 ]
 
 
@@ -119,12 +128,35 @@ def test_the_state_directory_comes_from_the_environment_as_with_typer(monkeypatc
     ["--version"],
     ["--version", "get", "deploy"],
     ["apply", "-f", "x.yaml"],            # not a light command
+    ["reconcile", "extra"],               # reconcile takes no argument
+    ["reconcile", "--offline=yes"],
     [],
 ], ids=lambda line: " ".join(line) or "(nothing)")
 def test_lines_only_click_should_judge_are_left_to_typer(line, monkeypatch):
     calls = _record(monkeypatch)
     assert light.parse(line) is None
     assert light.run(line) is False and calls == []
+
+
+def test_an_unchanged_offline_reconcile_imports_no_typer(tmp_path):
+    # the incremental engine's cheapest answer (karmactl/store/runindex.py) goes without the CLI framework
+    state = tmp_path / "state"
+    write(state / "nginx.yaml", NGINX)
+    write(state / "member1.yaml", cluster_yaml("member1"))
+    for f in state.iterdir():  # written a minute ago: not "racily clean" (runindex.RACY_NS)
+        os.utime(f, (time.time() - 60, time.time() - 60))
+    probe = ("import sys\nfrom karmactl.cli.main import main_exit_code\n"
+             "code = main_exit_code(sys.argv[1:])\n"
+             "print('loaded:', sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'pydantic', 'rich')))\n"
+             "sys.exit(code)\n")
+    outs = []
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-c", probe, "--state", str(state), "reconcile", "--offline", "--now", NOW,
+                               "-v"], cwd=REPO, capture_output=True, text=True,
+                              env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+        assert proc.returncode == 0, proc.stderr
+        outs.append((proc.stdout, proc.stderr))
+    assert "run: unchanged" in outs[1][1] and outs[1][0].strip() == "loaded: []", outs[1]
 
 
 def test_get_and_describe_import_neither_typer_nor_the_control_plane(tmp_path):
