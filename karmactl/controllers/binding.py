@@ -204,9 +204,13 @@ def _reconcile_one(bkey, binding: dict, existing: dict, views: dict, now: str, h
             errors.append(f"work {wkey[2]}/{wkey[3]} is being deleted")
             continue
         seen = memo.get(wkey)
-        if (seen is not None and old is not None and seen[2] is old and seen[1] is view
-                and (seen[0] is spec or seen[0] == spec)):
-            continue  # same binding spec, template and Work as last pass: rendering would repeat itself
+        if (seen is not None and old is not None and _same_but_status(seen[2], old)
+                and (seen[1] is view or seen[1] == view) and (seen[0] is spec or seen[0] == spec)):
+            # Same binding spec, template view and Work as last pass: rendering would give ``old``
+            # back. The Work may have gained a status since (the execution step's Dispatching
+            # condition), which rendering keeps as it is; the view is built again when the
+            # template's status changes, which the view leaves out.
+            continue
         try:
             work = render_work(binding, view, cluster, targets[cluster], completions.get(cluster), old, now, hooks)
         except Exception as exc:  # an override error fails this cluster's Work only (§9.2 step 3)
@@ -217,6 +221,16 @@ def _reconcile_one(bkey, binding: dict, existing: dict, views: dict, now: str, h
             result.works[wkey] = work
     if errors:
         result.errors[bkey] = errors
+
+
+def _same_but_status(rendered: dict, work: dict) -> bool:
+    """Whether ``work`` is ``rendered`` or a copy of it with another ``status`` only (every other
+    top-level field the very same object, as ``dict(rendered, status=...)`` makes)."""
+    if rendered is work:
+        return True
+    if len(rendered) - ("status" in rendered) != len(work) - ("status" in work):
+        return False
+    return all(k == "status" or (k in rendered and rendered[k] is v) for k, v in work.items())
 
 
 def inject_preserved_label_state(spec: dict, cluster: str, labels: dict) -> None:
