@@ -307,7 +307,7 @@ def _run(store: StateStore, options: RunOptions, members) -> RunReport:
             parts: dict = {}
             report = _run_sharded(store, before, options.now, report, processes, parts)
             _record_index(store, before, report, parts["owners"], parts["wakes"], options.now, tag, config,
-                          started_ns, shared, parts["split"])
+                          started_ns, shared, parts["split"], parts["written"])
             return report
     members = OfflineMembers() if options.offline or members is None else members
     after = control_loop(before, options.now, members, report, dry_run=options.dry_run)
@@ -325,16 +325,17 @@ def _run(store: StateStore, options: RunOptions, members) -> RunReport:
 
 
 def _record_index(store: StateStore, before: Snapshot, report: RunReport, owners: dict, wakes: list, now: str,
-                  tag: str, config, started_ns: int, shared: bytes | None, split: set | None = None) -> None:
+                  tag: str, config, started_ns: int, shared: bytes | None, split: set | None = None,
+                  written: dict | None = None) -> None:
     """Write the index of a full offline run that committed (``karmactl/store/runindex.py``):
     ``owners`` ``{computed rel: [owner, claim]}`` (``runindex.Owners.owner_map``), ``wakes``
     ``registry.wake_times`` entries, ``shared`` the shared objects' bytes (None: they cannot be
-    JSON, and no index is kept), ``split`` as for ``runindex.build_index``."""
+    JSON, and no index is kept), ``split`` and ``written`` as for ``runindex.build_index``."""
     from karmactl.store import runindex
 
     if shared is not None:
         index = runindex.build_index(store, before, owners, runindex.wake_map(wakes, now), report.warnings, now,
-                                     tag, config, started_ns, split)
+                                     tag, config, started_ns, split, written)
         runindex.write_index(store.root, index, shared)
 
 
@@ -893,8 +894,9 @@ def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunRepor
     """An offline run computed and written by ``processes`` processes, in shards of about
     :data:`SHARD_TEMPLATES` templates (``controllers/shards.py`` says why the shards are
     independent); the files of all shards land together or not at all. ``index_parts``, when
-    given, receives ``owners`` and ``wakes`` for the run index (``karmactl/store/runindex.py``),
-    gathered from the shards.
+    given, receives ``owners``, ``wakes`` and ``split`` for the run index
+    (``karmactl/store/runindex.py``), gathered from the shards, and ``written`` (the signatures of
+    the files written, ``TreeWriter.written``).
 
     Raises:
         InputError, NotConvergedError, OSError: as a single-process run would (nothing is written).
@@ -967,7 +969,7 @@ def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunRepor
     writer.commit()
     report.changes = change_list(staged)
     if index_parts is not None:
-        index_parts.update(owners=owners, wakes=wakes)
+        index_parts.update(owners=owners, wakes=wakes, written=writer.written)
     return report
 
 

@@ -412,14 +412,19 @@ def _holder(fd: int) -> str:
     return text or "holder unknown"
 
 
-def _write_new(path: str, data: bytes, exclusive: bool = True) -> None:
+def _write_new(path: str, data: bytes, exclusive: bool = True, signature: bool = False) -> tuple | None:
     """Create ``path`` (with ``exclusive``, it must not exist) holding ``data``: three system
-    calls, where ``open()`` adds three more (fstat, ioctl, lseek) per file."""
+    calls, where ``open()`` adds three more (fstat, ioctl, lseek) per file. With ``signature``,
+    returns ``(mtime_ns, size, inode)`` of the file as written (a rename keeps them), else None."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | (os.O_EXCL if exclusive else os.O_TRUNC), 0o644)
     try:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
+        if signature:
+            st = os.fstat(fd)
+            return st.st_mtime_ns, st.st_size, st.st_ino
+        return None
     finally:
         os.close(fd)
 
@@ -455,6 +460,9 @@ class TreeWriter:
         self._tmp_dir = os.path.join(self.staging, ".tmp")
         self._tmp_prefix = os.path.join(self._tmp_dir, f"{os.getpid()}-")
         self._tmp_made = False
+        self.written: dict[str, tuple] = {}
+        """``{rel: (mtime_ns, size, inode)}`` of each file written, as it will be after
+        :meth:`commit` (renames keep all three): the run index records them without a ``stat``."""
 
     def _exists(self, rel_dir: str) -> bool:
         hit = self._dir_exists.get(rel_dir)
@@ -489,14 +497,14 @@ class TreeWriter:
                 self._tmp_made = True
             tmp = f"{self._tmp_prefix}{len(self._tmps)}"
             self._tmps.append((tmp, final))
-            _write_new(tmp, data)
+            self.written[rel] = _write_new(tmp, data, signature=True)
             return
         self._tops.add(self._missing_top(rel_dir))
         target_dir = os.path.join(self.staging, rel_dir)
         if target_dir not in self._made:
             os.makedirs(target_dir, exist_ok=True)
             self._made.add(target_dir)
-        _write_new(os.path.join(target_dir, name), data)
+        self.written[rel] = _write_new(os.path.join(target_dir, name), data, signature=True)
 
     def delete(self, rel: str) -> None:
         """Remove ``root/rel`` at commit (and directories it leaves empty, up to its first path part).
@@ -509,13 +517,15 @@ class TreeWriter:
 
     def plan(self) -> dict:
         """What is staged, for another process to :meth:`adopt` and commit (plain data, picklable)."""
-        return {"tmps": list(self._tmps), "tops": sorted(self._tops), "deletes": list(self._deletes)}
+        return {"tmps": list(self._tmps), "tops": sorted(self._tops), "deletes": list(self._deletes),
+                "written": self.written}
 
     def adopt(self, plan: dict) -> None:
         """Take over what another writer staged under the same ``root`` and ``staging``."""
         self._tmps.extend(tuple(t) for t in plan["tmps"])
         self._tops.update(plan["tops"])
         self._deletes.extend(plan["deletes"])
+        self.written.update(plan.get("written") or {})
 
     def commit(self) -> None:
         """Make every staged write and delete visible, all together even if the process dies

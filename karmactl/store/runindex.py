@@ -276,30 +276,39 @@ def shared_objects_bytes(snap, config: DetectorConfig) -> bytes | None:
         return None
 
 
-def computed_signatures(root) -> dict:
+def computed_signatures(root, written: dict | None = None) -> dict:
     """``{relative path: [mtime_ns, size, inode]}`` of every file a load reads under ``computed/``
-    (``state.scan_computed``)."""
+    (``state.scan_computed``). ``written`` (``TreeWriter.written`` of the run that just committed)
+    gives the signature of each file it wrote, taken when it was written: a file listed with the
+    same inode is not stat'ed again."""
     out: dict = {}
+    known = written or {}
     for rel, entry in scan_computed(root):
-        st = entry.stat()
-        out[rel] = [st.st_mtime_ns, st.st_size, st.st_ino]
+        sig = known.get(rel)
+        if sig is not None and sig[2] == entry.inode():
+            out[rel] = list(sig)
+        else:
+            st = entry.stat()
+            out[rel] = [st.st_mtime_ns, st.st_size, st.st_ino]
     return out
 
 
 def build_index(store, before, owners: dict, wakes: dict, warnings: list, now: str, tag: str,
-                config: DetectorConfig, started_ns: int, split: set | None = None) -> RunIndex:
+                config: DetectorConfig, started_ns: int, split: set | None = None,
+                written: dict | None = None) -> RunIndex:
     """The index after a full run that committed: ``before`` is the loaded snapshot (its files'
     signatures in ``store.loaded_signatures``), ``owners`` ``{computed rel: [owner, claim]}`` of the computed
     snapshot, ``wakes`` from :func:`wake_map`, ``started_ns`` when the run started
     (``time.time_ns()``, see :func:`recorded_signature`); ``split``, when given, the keys of the
     split templates (:func:`is_split`), and then only ``before.sources`` is read (a sharded run
-    lets go of the objects before it ends). Computed files are stat'ed now (after the commit)."""
+    lets go of the objects before it ends). Computed files are stat'ed now (after the commit),
+    but for those in ``written`` (:func:`computed_signatures`)."""
     files: dict = {rel: [*recorded_signature(sig, started_ns), []] for rel, sig in store.loaded_signatures.items()}
     for key, src in before.sources.items():
         entry = files.get(src.path)
         if entry is not None:
             entry[3].append([*key, key in split if split is not None else is_split(key, before.user[key], config)])
-    computed = {rel: [*sig, *owners.get(rel, NO_OWNER)] for rel, sig in computed_signatures(store.root).items()}
+    computed = {rel: [*sig, *owners.get(rel, NO_OWNER)] for rel, sig in computed_signatures(store.root, written).items()}
     return RunIndex(tag, now, files, computed, wakes, list(warnings))
 
 

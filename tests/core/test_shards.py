@@ -297,3 +297,23 @@ def test_a_state_directory_with_propagate_deps_is_computed_whole(tmp_path, monke
         "metadata: {name: dup}\nspec:\n", "metadata: {name: dup}\nspec:\n  propagateDeps: true\n"))
     snap = reconcile.load(StateStore(tmp_path))
     assert reconcile.shard_count(snap) == 1
+
+
+def test_a_sharded_run_leaves_an_index_that_vouches_for_its_files(tmp_path, monkeypatch):
+    # the index records the files the shard processes wrote with the signatures taken as they
+    # wrote them (TreeWriter.written): they must be what the files are after the commit
+    import os
+    import time
+
+    from karmactl.store import runindex
+
+    monkeypatch.setattr(reconcile, "SHARD_TEMPLATES", 3)
+    _populate(tmp_path)
+    for f in tmp_path.rglob("*.yaml"):  # not "racily clean" (runindex.RACY_NS)
+        os.utime(f, (time.time() - 60, time.time() - 60))
+    first = _run(tmp_path, TIMES[0], True, monkeypatch)
+    assert first.after is None and first.changes and first.incremental.startswith("full")
+    index = runindex.read_index(tmp_path, reconcile._index_tag())
+    assert {rel: e[:3] for rel, e in index.computed.items()} == runindex.computed_signatures(tmp_path)
+    again = _run(tmp_path, TIMES[0], True, monkeypatch)
+    assert again.incremental == "unchanged" and again.changes == []
