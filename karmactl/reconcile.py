@@ -496,7 +496,7 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
                    "WorkloadRebalancer is pending")
         return None
     try:
-        after = control_loop(sub, now, OfflineMembers(), report)
+        after = control_loop(_reached_policies_only(sub, config, keep=set(changed_new)), now, OfflineMembers(), report)
     except (InputError, NotConvergedError) as exc:
         why.append(f"{type(exc).__name__}: {exc}")
         return None  # the full run decides (and reports it as it would)
@@ -546,6 +546,24 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
     if changed_old or changed_new:
         report.incremental += f", {len(set(changed_old) | set(changed_new))} policy(ies) changed"
     return report
+
+
+def _reached_policies_only(sub: Snapshot, config, keep: set) -> Snapshot:
+    """``sub`` (a partial run's snapshot: some templates and every shared object) without the
+    (Cluster)PropagationPolicies that can matter to none of its templates (``shards.policy_reach``,
+    as a shard of a full run gets them), but for those in ``keep``: the detector then indexes a
+    handful of policies, not the 10,000 of a fleet where each names its template. The computed
+    maps are ``sub``'s own (what the run compares its result with)."""
+    from karmactl.controllers.shards import policy_reach
+
+    templates = [k for k, o in sub.user.items() if detector.is_template(k, o, config)]
+    present = set(templates) | set(sub.bindings)
+    drop = {k for k, reached in policy_reach(sub, templates).items()
+            if reached is not None and k not in keep and not (reached & present)}
+    if not drop:
+        return sub
+    return Snapshot(sub.registry, {k: o for k, o in sub.user.items() if k not in drop}, sub.sources, sub.overlays,
+                    sub.bindings, sub.works)
 
 
 ACT_ROUNDS = 3  # act -> observe -> compute rounds in one run while decisions keep changing Works
