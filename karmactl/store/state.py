@@ -300,8 +300,9 @@ class StateStore:
         except OSError:
             pass  # a read-only state directory still works, only slower
 
-    def _parse_many(self, paths: list[Path], normalize=None, layout=None) -> list[tuple[list, list]]:
-        """``([(signature, documents, skipped) or None], errors)``: for each path in order, None when
+    def _parse_many(self, paths: list[str], normalize=None, layout=None) -> list[tuple[list, list]]:
+        """``([(signature, documents, skipped) or None], errors)``: for each path (a string, as
+        :meth:`user_file_names` gives) in order, None when
         it failed (its :class:`InputError` is in ``errors``, in path order), else the signature
         ``[mtime_ns, size, inode]`` read before the file, the documents ``[[object, index, line,
         checked]]`` and ``skipped``, the notes about documents that are not objects.
@@ -320,7 +321,7 @@ class StateStore:
             for p in paths:
                 try:
                     sig, skipped = file_signature(p), []
-                    docs = [[o, i, ln, False] for o, i, ln in self.read_documents(p, skipped=skipped)]
+                    docs = [[o, i, ln, False] for o, i, ln in self.read_documents(Path(p), skipped=skipped)]
                     out.append((sig, docs, skipped))
                 except InputError as exc:
                     errors.append(exc)
@@ -342,7 +343,7 @@ class StateStore:
                                        initializer=die_with_parent)
             try:
                 # each batch is decoded as it arrives, while the workers parse the next ones
-                for i, batch in enumerate(pool.map(_parse_batch, [[str(p) for p in paths[i::nb]] for i in range(nb)])):
+                for i, batch in enumerate(pool.map(_parse_batch, [paths[i::nb] for i in range(nb)])):
                     if isinstance(batch, bytes):
                         batch = orjson.loads(batch)
                     docs = batch["docs"]
@@ -404,28 +405,29 @@ class StateStore:
                     pass
             except StateLockedError:
                 pass  # its holder replays it
-        files = self.user_files()
+        # files by their path relative to the state directory (strings: no Path per file)
+        names = {self.rel(name): name for name in self.user_file_names()}
         cache = self._read_cache(normalize_tag)
-        parsed: dict[Path, dict] = {}
+        parsed: dict[str, dict] = {}
         missed = []
-        for path in files:
-            hit = cache.get(self.rel(path))
-            if hit is not None and hit.get("sig") == file_signature(path):
-                parsed[path] = hit
+        for rel, name in names.items():
+            hit = cache.get(rel)
+            if hit is not None and hit.get("sig") == file_signature(name):
+                parsed[rel] = hit
             else:
-                missed.append(path)
+                missed.append(rel)
         builtin_kinds = set(self.registry.group_kinds())
-        results, errors = self._parse_many(missed, normalize, layout)
-        for path, result in zip(missed, results):
+        results, errors = self._parse_many([names[rel] for rel in missed], normalize, layout)
+        for rel, result in zip(missed, results):
             if result is None:  # reported in errors; the other files are still checked
-                files.remove(path)
                 continue
             sig, docs, skipped = result
-            parsed[path] = {"sig": sig, "raw": docs, "skipped": skipped}
+            parsed[rel] = {"sig": sig, "raw": docs, "skipped": skipped}
+        files = [rel for rel in names if rel in parsed]
         # CRDs first, so custom resources in any file are known.
         crds = []
-        for path in files:
-            for item in parsed[path].get("raw") or parsed[path].get("objs") or []:
+        for rel in files:
+            for item in parsed[rel].get("raw") or parsed[rel].get("objs") or []:
                 obj = item[0]
                 if obj.get("kind") == "CustomResourceDefinition" and group_of(obj.get("apiVersion", "")) == "apiextensions.k8s.io":
                     self.registry.add_crd(obj)
@@ -437,9 +439,8 @@ class StateStore:
         snap = Snapshot(self.registry)
         new_cache: dict = {}
         dirty = len(cache) != len(files)
-        for path in files:
-            rel = self.rel(path)
-            entry = parsed[path]
+        for rel in files:
+            entry = parsed[rel]
             if "objs" in entry and entry.get("crds") == crd_tag:
                 objs = entry["objs"]
                 new_cache[rel] = entry
@@ -448,7 +449,7 @@ class StateStore:
                 raw, skipped = entry.get("raw"), entry.get("skipped") or []
                 if not raw or shadowed:
                     skipped = []
-                    raw = [[o, i, ln, False] for o, i, ln in self.read_documents(path, rel, skipped)]
+                    raw = [[o, i, ln, False] for o, i, ln in self.read_documents(Path(names[rel]), rel, skipped)]
                 objs = []
                 for obj, index, line, checked in raw:
                     try:
@@ -473,7 +474,7 @@ class StateStore:
         if errors:
             raise InputError.several(errors)
         # what each file was when read (the run index, karmactl/store/runindex.py, records it)
-        self.loaded_signatures = {self.rel(path): parsed[path]["sig"] for path in files}
+        self.loaded_signatures = {rel: parsed[rel]["sig"] for rel in files}
         if dirty and self.root.is_dir():
             # the cache is written as parsed (not the caller's later mutations): serialize now
             self._write_cache(normalize_tag, new_cache)
