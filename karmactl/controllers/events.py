@@ -245,12 +245,15 @@ class _Recorder:
         """The Events in the order recorded, each ``eventTime`` one microsecond after the one
         before it about the same object: the run's clock is read once, yet the order of an
         object's Events survives storage and sorting (per object, so a run split into shards,
-        which derive the Events of disjoint objects, stamps the same times)."""
+        which derive the Events of disjoint objects, stamps the same times). The recorder is
+        left empty: the Events returned are its own dicts, stamped in place."""
         out, seen = [], {}
-        for ev in self.events.values():
+        for ev in self.events.values():  # the recorder's own dicts: stamped in place, once
             obj = regarding_key(ev["regarding"])
             seen[obj] = seen.get(obj, -1) + 1
-            out.append(dict(ev, eventTime=micro_time(self.now, seen[obj])))
+            ev["eventTime"] = micro_time(self.now, seen[obj])
+            out.append(ev)
+        self.events = {}
         return out
 
 
@@ -525,6 +528,13 @@ def merge_events(existing: list[dict], new: list[dict], now: str,
             continue
         count = int((old.get("series") or {}).get("count") or 1)
         changed[ident] = dict(old, series={"count": count + 1, "lastObservedTime": ev.get("eventTime") or micro_time(now)})
+    if not stored:  # nothing stored (a cold run): every Event is kept unless an object has too many
+        per_object: dict = {}
+        for ev in changed.values():
+            obj = regarding_key(ev.get("regarding") or {})
+            per_object[obj] = per_object.get(obj, 0) + 1
+        if not per_object or max(per_object.values()) <= limit:
+            return list(changed.values()), []
     by_object: dict = {}
     for ident, ev in {**stored, **changed}.items():
         by_object.setdefault(regarding_key(ev.get("regarding") or {}), []).append((ident, ev))

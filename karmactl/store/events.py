@@ -238,7 +238,7 @@ class EventBuffer:
             entry[1].update(objs)
             for key, data in items:
                 self._items.extend((entry[0], len(key), len(data)))
-                self._chunks.append(self._zip.compress(key + data))
+            self._chunks.append(self._zip.compress(b"".join(key + data for key, data in items)))
 
     def packed(self) -> tuple:
         """``(files, items, data)``: ``{file: (number, regarded objects)}``, an ``array("I")`` of
