@@ -824,25 +824,16 @@ def share_strings(objs: list, canon: dict) -> None:
     ``apps/v1``, ``Deployment``, defaulted fields... some 290,000 times, 15 MB that a forked shard
     process would otherwise copy too. Mapping keys are shared by the decoder already."""
     get = canon.setdefault
-    stack = list(objs)
+    stack = [o for o in objs if type(o) is dict or type(o) is list]
     while stack:
         o = stack.pop()
-        if type(o) is dict:
-            for k, v in o.items():
-                if type(v) is str:
-                    c = get(v, v)
-                    if c is not v:
-                        o[k] = c
-                elif type(v) is dict or type(v) is list:
-                    stack.append(v)
-        elif type(o) is list:
-            for i, v in enumerate(o):
-                if type(v) is str:
-                    c = get(v, v)
-                    if c is not v:
-                        o[i] = c
-                elif type(v) is dict or type(v) is list:
-                    stack.append(v)
+        for k, v in (o.items() if type(o) is dict else enumerate(o)):  # a value replaced in place
+            if type(v) is str:
+                c = get(v, v)
+                if c is not v:
+                    o[k] = c
+            elif type(v) is dict or type(v) is list:
+                stack.append(v)
 
 
 def dump_computed(obj: dict) -> bytes:

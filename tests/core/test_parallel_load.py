@@ -59,6 +59,10 @@ def test_parallel_load_equals_serial_load(tmp_path, monkeypatch):
     # defaulting ran in the workers: the policy carries Karmada's defaults
     pp = par[0][("policy.karmada.io", "PropagationPolicy", "default", "nginx-propagation")]
     assert pp["spec"]["conflictResolution"] == "Abort" and pp["spec"]["resourceSelectors"][0]["namespace"] == "default"
+    # equal string values of different files are one object (state.share_strings): memory, not content
+    services = [par[0][("", "Service", f"n{i % 2}", f"s{i}")] for i in (0, 2, 4)]
+    assert services[0]["metadata"]["namespace"] is services[1]["metadata"]["namespace"] is \
+        services[2]["metadata"]["namespace"]
     # and the cache written by a parallel load serves the next (serial or parallel) load
     assert _load(tmp_path / "s") == serial
 
