@@ -301,14 +301,14 @@ def _run(store: StateStore, options: RunOptions, members) -> RunReport:
     if indexed:
         runindex.drop_index(store.root)  # until the new one is written, a crash means a full run
         config = detector.DetectorConfig(skipped_namespaces=settings_of(before).skipped_namespaces)
-        shared = runindex.shared_objects_bytes(before, config)  # before computing: as loaded
         processes = shard_count(before)
         if processes > 1:
             parts: dict = {}
             report = _run_sharded(store, before, options.now, report, processes, parts)
             _record_index(store, before, report, parts["owners"], parts["wakes"], options.now, tag, config,
-                          started_ns, shared, parts["split"], parts["written"])
+                          started_ns, parts["shared"], parts["split"], parts["written"])
             return report
+        shared = runindex.shared_objects_bytes(before, config)  # before computing: as loaded
     members = OfflineMembers() if options.offline or members is None else members
     after = control_loop(before, options.now, members, report, dry_run=options.dry_run)
     report.after = after
@@ -912,9 +912,10 @@ def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunRepor
     """An offline run computed and written by ``processes`` processes, in shards of about
     :data:`SHARD_TEMPLATES` templates (``controllers/shards.py`` says why the shards are
     independent); the files of all shards land together or not at all. ``index_parts``, when
-    given, receives ``owners``, ``wakes`` and ``split`` for the run index
-    (``karmactl/store/runindex.py``), gathered from the shards, and ``written`` (the signatures of
-    the files written, ``TreeWriter.written``).
+    given, receives for the run index (``karmactl/store/runindex.py``) ``owners`` and ``wakes``,
+    gathered from the shards, ``shared`` and ``split`` (``runindex.shared_objects_bytes`` and the
+    split templates, taken from the objects as loaded while the other processes compute), and
+    ``written`` (the signatures of the files written, ``TreeWriter.written``).
 
     Raises:
         InputError, NotConvergedError, OSError: as a single-process run would (nothing is written).
@@ -931,13 +932,8 @@ def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunRepor
     return_free_memory()  # what loading left free, before two processes count it
     settings = settings_of(before)
     config = detector.DetectorConfig(skipped_namespaces=settings.skipped_namespaces)
-    templates = sum(1 for k, o in before.user.items() if detector.is_template(k, o, config))
-    per_process = max(1, -(-templates // (SHARD_TEMPLATES * processes)))
-    sharding = Sharding(before, processes * per_process, config)
-    if index_parts is not None:
-        from karmactl.store.runindex import is_split
-
-        index_parts["split"] = {k for k, o in before.user.items() if is_split(k, o, config)}
+    sharding = Sharding(before, lambda templates: processes * max(1, -(-templates // (SHARD_TEMPLATES * processes))),
+                        config)
     writer = store.new_writer()
     _SHARD_JOB = (store, before, sharding, now, writer.staging, processes)
     try:
@@ -945,6 +941,11 @@ def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunRepor
                                    initializer=die_with_parent)
         try:
             futures = [pool.submit(_compute_shard, i) for i in range(1, processes)]
+            if index_parts is not None:  # while the others compute, from the objects as loaded
+                from karmactl.store.runindex import shared_objects_bytes
+
+                index_parts["shared"] = shared_objects_bytes(before, config)
+                index_parts["split"] = sharding.split_templates() - {Settings.SETTINGS_KEY}
             mine = _compute_shard(0)
             sent = [f.result() for f in futures]
         except BaseException:  # never wait for (or leave behind) a worker after an interrupt

@@ -189,25 +189,21 @@ class Sharding:
 
     Args:
         snap: the loaded snapshot.
-        shards: number of shards (>= 1).
+        shards: number of shards (>= 1), or ``f(number of templates) -> number of shards``.
         config: the detector settings (which namespaces are skipped decides what is a template).
     """
 
-    def __init__(self, snap: Snapshot, shards: int, config: DetectorConfig):
-        self.shards = shards
+    def __init__(self, snap: Snapshot, shards, config: DetectorConfig):
+        templates = [key for key, obj in snap.user.items() if is_template(key, obj, config)]
+        self.shards = shards = shards(len(templates)) if callable(shards) else shards
         self._user_split: dict = {}  # templates only one shard gets: key -> shard
-        self._user_owner: dict = {}  # every user object: key -> shard that keeps its status
+        self._user_owner: dict = dict.fromkeys(snap.user, 0)  # every user object: key -> shard that keeps its status
         self._policy_split: dict = {}  # policies only some shards get: key -> frozenset of shards
-        templates = []
-        for key, obj in snap.user.items():
-            if is_template(key, obj, config):
-                templates.append(key)
-                owner = shard_of(template_binding_key(key), shards)
-                self._user_owner[key] = owner
-                if key[:2] not in SHARED_TEMPLATE_KINDS:
-                    self._user_split[key] = owner
-            else:
-                self._user_owner[key] = 0
+        for key in templates:
+            owner = shard_of(template_binding_key(key), shards)
+            self._user_owner[key] = owner
+            if key[:2] not in SHARED_TEMPLATE_KINDS:
+                self._user_split[key] = owner
         self._shared_bindings = {k for k, b in snap.bindings.items() if shared_binding(b)}
         for pkey, reached in policy_reach(snap, templates).items():
             parts = set()
@@ -221,6 +217,11 @@ class Sharding:
                     parts = parts or {0}  # selecting nothing: shard 0 (its warnings are still given)
                     self._policy_split[pkey] = frozenset(parts)
                     self._user_owner[pkey] = min(parts)
+
+    def split_templates(self) -> set:
+        """The keys of the templates only one shard gets (those of ``SHARED_TEMPLATE_KINDS`` go to
+        every shard)."""
+        return set(self._user_split)
 
     def owner(self, which: str, key: Key, obj: dict) -> int:
         """The shard whose result is kept for a computed object (``which``: bindings, works, overlays)."""
