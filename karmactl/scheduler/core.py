@@ -118,10 +118,17 @@ def placement_changed(placement: dict, applied: str | None, observed_affinity_na
 
     A missing annotation means changed; an undecodable one means *not* changed (upstream logs and
     moves on). When only ``clusterAffinities`` differ, only the term named ``observed_affinity_name``
-    is compared (no observed name -> changed).
+    is compared (no observed name -> changed). An annotation that is the placement's own
+    :func:`canonical_json` (what the scheduler writes) means unchanged without decoding it.
     """
     if not applied:
         return True
+    if applied == canonical_json(placement or {}):
+        return False
+    return _placement_changed(placement, applied, observed_affinity_name)
+
+
+def _placement_changed(placement: dict, applied: str, observed_affinity_name: str) -> bool:
     try:
         old = json.loads(applied)
     except ValueError:
