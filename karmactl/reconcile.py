@@ -942,10 +942,10 @@ def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunRepor
         try:
             futures = [pool.submit(_compute_shard, i) for i in range(1, processes)]
             if index_parts is not None:  # while the others compute, from the objects as loaded
-                from karmactl.store.runindex import shared_objects_bytes
+                from karmactl.store.runindex import is_split, shared_objects_bytes
 
                 index_parts["shared"] = shared_objects_bytes(before, config)
-                index_parts["split"] = sharding.split_templates() - {Settings.SETTINGS_KEY}
+                index_parts["split"] = {k for k in sharding.split_templates() if is_split(k, before.user[k], config)}
             mine = _compute_shard(0)
             sent = [f.result() for f in futures]
         except BaseException:  # never wait for (or leave behind) a worker after an interrupt

@@ -173,14 +173,14 @@ def layout_group(obj: dict, processes: int) -> int:
     group = api_version.rpartition("/")[0]
     namespace = metadata.get("namespace") or ""
     if group not in SKIPPED_GROUPS:
-        return zlib.crc32(f"{namespace}/{binding_name(name, kind)}".encode()) % processes
+        return shard_of(template_binding_key((group, kind, namespace, name)), processes)
     if (group, kind) in PROPAGATION_POLICY_KINDS:
         selectors = (obj.get("spec") or {}).get("resourceSelectors") or []
         first = selectors[0] if selectors and isinstance(selectors[0], dict) else {}
         if isinstance(first.get("name"), str) and isinstance(first.get("kind"), str) \
                 and all(isinstance(s, dict) and s.get("name") for s in selectors):
             namespace = first.get("namespace") or (namespace if kind == "PropagationPolicy" else "")
-            return zlib.crc32(f"{namespace}/{binding_name(first['name'], first['kind'])}".encode()) % processes
+            return shard_of(template_binding_key(("", first["kind"], namespace, first["name"])), processes)
     return processes
 
 

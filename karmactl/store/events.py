@@ -136,7 +136,7 @@ def merge_derived(root, new: list[dict], now: str, stored: dict | None = None) -
         stored: a cache that one process keeps across the shards it computes one after the other
             (each regarded object belongs to exactly one shard): each Event file is read once,
             its Events grouped by regarded object, and an object's Events are taken out when its
-            shard merges them. None: read the files concerned.
+            shard merges them. None: a cache for this call only.
 
     Returns:
         ``{file: (regarded objects, [(sort key, Event bytes)])}`` for each Event file holding
@@ -158,17 +158,9 @@ def merge_derived(root, new: list[dict], now: str, stored: dict | None = None) -
             files.setdefault(rel, set()).add(obj)
     concerned = []
     existing = set()  # files that exist (the others hold no Events of other objects to keep)
+    stored = {} if stored is None else stored
     for rel in sorted(files):
         objs = files[rel]
-        if stored is None:
-            events = _read(root, rel)
-            if events is not None:
-                existing.add(rel)
-            for e in events or ():
-                obj = regarding_key(e.get("regarding") or {})
-                if obj in objs:
-                    concerned.append((obj, e))
-            continue
         if rel not in stored:
             events = _read(root, rel)
             grouped: dict | None = None

@@ -311,8 +311,9 @@ class StateStore:
         these machines have two cores), each taking every other file so both get the same mix;
         the workers also check and ``normalize`` every object of a built-in kind (``checked``
         True). Objects of other kinds (custom resources, whose CustomResourceDefinition may be in
-        any file) and CRDs themselves are left to the caller. With ``layout`` (see :meth:`load`),
-        each batch sends its objects group by group, and they are built in that order.
+        any file) and CRDs themselves are left to the caller. Each batch sends its objects group by
+        group (``layout``, see :meth:`load`), and they are built in that order, equal strings
+        shared (:func:`share_strings`).
 
         """
         workers = min(PARSE_WORKERS, os.cpu_count() or 1)
@@ -347,12 +348,10 @@ class StateStore:
                     if isinstance(batch, bytes):
                         batch = orjson.loads(batch)
                     docs = batch["docs"]
-                    for objs, places in zip(batch.get("groups") or (), batch.get("places") or ()):
+                    for objs, places in zip(batch["groups"], batch["places"]):
                         share_strings(objs, canon)
                         for obj, (j, d) in zip(objs, places):
                             docs[j][1][d][0] = obj
-                    if "groups" not in batch:
-                        share_strings([doc[0] for item in docs if item is not None for doc in item[1]], canon)
                     for j, item in enumerate(docs):
                         out[i + j * nb] = item
                     errors.extend((i + j * nb, fields) for j, fields in batch["errors"])  # InputError.fields()
@@ -773,9 +772,10 @@ def file_signature(path: Path) -> list[int]:
 def _parse_batch(paths: list[str]) -> list:
     """Worker: parse files and check objects of built-in kinds. Returns ``{"docs": [per file:
     (signature, [[object, index, line, checked]], skipped) or None for a failing file], "errors": [[index in
-    docs, InputError.fields()]]}``, as orjson bytes when JSON can hold it; with a layout function,
-    the objects are sent first in ``"groups"`` (a list of objects per group) and ``"places"``
-    (``[file, document]`` of each), and None stands in for them in ``docs``."""
+    docs, InputError.fields()]]}``, as orjson bytes when JSON can hold it; the objects themselves
+    are sent first, in ``"groups"`` (a list of objects per group of the layout function, one group
+    without it) and ``"places"`` (``[file, document]`` of each), and None stands in for them in
+    ``docs``."""
     store, normalize, layout = _WORKER_JOB
     crd = ("apiextensions.k8s.io", "CustomResourceDefinition")
     out: list = []
@@ -798,17 +798,17 @@ def _parse_batch(paths: list[str]) -> list:
         except InputError as exc:
             errors.append([len(out), exc.fields()])
             out.append(None)
-    result = {"docs": out, "errors": errors}
-    if layout is not None:  # the objects group by group, first: the parent builds them in this order
-        groups: dict = {}
-        for j, item in enumerate(out):
-            for d, doc in enumerate(item[1] if item is not None else ()):
-                objs, places = groups.setdefault(layout(doc[0]), ([], []))
-                objs.append(doc[0])
-                places.append((j, d))
-                doc[0] = None
-        order = sorted(groups)
-        result = {"groups": [groups[g][0] for g in order], "places": [groups[g][1] for g in order], **result}
+    # the objects group by group (one group without a layout), first: the parent builds them in this order
+    groups: dict = {}
+    for j, item in enumerate(out):
+        for d, doc in enumerate(item[1] if item is not None else ()):
+            objs, places = groups.setdefault(layout(doc[0]) if layout is not None else 0, ([], []))
+            objs.append(doc[0])
+            places.append((j, d))
+            doc[0] = None
+    order = sorted(groups)
+    result = {"groups": [groups[g][0] for g in order], "places": [groups[g][1] for g in order],
+              "docs": out, "errors": errors}
     try:
         # JSON crosses the process boundary several times faster than a pickle of the same dicts;
         # values JSON cannot hold (binary, sets, huge integers) fall back to pickling

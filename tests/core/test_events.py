@@ -500,3 +500,27 @@ def test_objects_sharing_an_event_file_keep_their_own_events(walk, state, monkey
     assert regarding("web") == web  # the run changed nothing about web: its Events stay as they were
     assert any(e["note"].endswith("Result: {member1:2, member2:4}") for e in regarding("nginx"))
     assert set(reasons(walk.cli.ok("describe", "deploy", "web"))) == {e["reason"] for e in web}
+
+
+def test_event_files_are_joined_from_bytes_exactly_as_the_list_would_be_written():
+    # store.events joins a file from each Event's own bytes (event_items); a shard process keeps
+    # them compressed until the parent stages them (EventBuffer): the file must be what writing
+    # the EventList whole gives, in the stored order (oldest last seen first, then by name)
+    from karmactl.store.events import EventBuffer, event_items, event_list_bytes, unpack_events
+    from karmactl.store.state import dump_computed
+
+    ref = {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "default", "name": "nginx", "uid": "u1"}
+    late = make_event(ref, "Normal", "SyncWorkSucceed", "Sync work of resourceBinding(default/nginx) successful.",
+                      "binding-controller", "SyncWork", "2026-01-01T00:05:00Z")
+    early = make_event(dict(ref, name="déjà-vu"), "Warning", "ScheduleBindingFailed", "0/2 clusters: \"quoted\"\n",
+                       "karmada-scheduler", "Schedule", "2026-01-01T00:00:00Z")
+    repeated = dict(early, metadata=dict(early["metadata"], name="déjà-vu.2"),
+                    series={"count": 3, "lastObservedTime": "2026-01-01T00:03:00.000000Z"})
+    whole = dump_computed({"apiVersion": "events.k8s.io/v1", "kind": "EventList", "items": [early, repeated, late]})
+    buffer = EventBuffer()
+    buffer.add({"computed/events/default/deployment.apps.01.json": ({("apps", "Deployment", "default", "nginx")},
+                                                                     event_items([late, repeated]))})
+    buffer.add({"computed/events/default/deployment.apps.01.json": (set(), event_items([early]))})
+    objs, items = unpack_events(buffer.packed())["computed/events/default/deployment.apps.01.json"]
+    assert objs == {("apps", "Deployment", "default", "nginx")}
+    assert event_list_bytes(sorted(items, key=lambda item: item[0])) == whole

@@ -3,6 +3,8 @@ The files they write must be byte for byte what one process writes, run after ru
 from __future__ import annotations
 
 import hashlib
+import os
+import time
 
 import pytest
 
@@ -10,6 +12,7 @@ from karmactl import reconcile
 from karmactl.api.snapshot import Snapshot
 from karmactl.controllers.detector import DetectorConfig
 from karmactl.controllers.shards import Sharding, shard_of, template_binding_key
+from karmactl.store import runindex
 from karmactl.store.state import StateStore
 from tests.conftest import cluster_yaml, write
 
@@ -263,7 +266,6 @@ def test_an_error_in_one_shard_writes_nothing(tmp_path, monkeypatch):
 
 
 def test_a_shard_process_that_dies_writes_nothing(tmp_path, monkeypatch):
-    import os
     from concurrent.futures.process import BrokenProcessPool
 
     _populate(tmp_path)
@@ -302,11 +304,6 @@ def test_a_state_directory_with_propagate_deps_is_computed_whole(tmp_path, monke
 def test_a_sharded_run_leaves_an_index_that_vouches_for_its_files(tmp_path, monkeypatch):
     # the index records the files the shard processes wrote with the signatures taken as they
     # wrote them (TreeWriter.written): they must be what the files are after the commit
-    import os
-    import time
-
-    from karmactl.store import runindex
-
     monkeypatch.setattr(reconcile, "SHARD_TEMPLATES", 3)
     _populate(tmp_path)
     for f in tmp_path.rglob("*.yaml"):  # not "racily clean" (runindex.RACY_NS)
