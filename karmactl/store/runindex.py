@@ -293,6 +293,13 @@ def computed_signatures(root, written: dict | None = None) -> dict:
     return out
 
 
+def computed_owners(root, index: RunIndex) -> dict:
+    """``{computed rel: owner}`` of the last run (``owner_of_binding`` strings, :data:`SHARED` for
+    what several templates read): which template's results each computed file holds, as the index
+    recorded it. ``root`` is the state directory (the index may keep this part in a file of its own)."""
+    return {rel: entry[3] for rel, entry in index.computed.items()}
+
+
 def computed_as_recorded(root, computed: dict) -> bool:
     """Whether the files a load reads under ``computed/`` are exactly those of ``computed``
     (``{rel: [mtime_ns, size, inode, ...]}``), each with its recorded signature: what
@@ -440,5 +447,5 @@ def plan(store, index: RunIndex | None, now: str) -> Plan:
 
 
 __all__ = ["RunIndex", "Plan", "Owners", "plan", "read_index", "read_shared", "write_index", "drop_index",
-           "build_index", "wake_map", "code_stamp", "shared_objects_bytes", "computed_signatures", "computed_as_recorded", "is_split",
+           "build_index", "wake_map", "code_stamp", "shared_objects_bytes", "computed_signatures", "computed_as_recorded", "computed_owners", "is_split",
            "owner_of_binding", "claim_string", "claim_key", "is_policy", "policy_change_owners"]
