@@ -378,8 +378,8 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
         why.append("the last run warned")
         return None  # warnings cannot be told apart per template: a full run repeats them correctly
     shared = runindex.read_shared(store.root, index.token)
-    if shared is None:
-        why.append("the index's shared objects are missing")
+    if shared is None or not runindex.read_detail(store.root, index):
+        why.append("the index's shared objects or its detail are missing")
         return None
     sub = Snapshot(store.registry)
     for obj, path, doc, line in shared:
@@ -395,8 +395,8 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
     old_policies = {}  # key -> the last run's version, of the policies of the files re-read
     holders = {}  # owner -> (template key, file) of the split templates of the files not re-read
     every_template = {key: False for key, obj in sub.user.items() if detector.is_template(key, obj, config)}
-    for rel, entry in index.files.items():
-        for g, k, ns, name, split in entry[3]:
+    for rel, objs in index.objects.items():
+        for g, k, ns, name, split in objs:
             key = (g, k, ns, name)
             if split:
                 every_template[key] = True
@@ -415,9 +415,9 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
     entries = {}
     new_policies = {}
     for rel in plan.removed:
-        templates.update(tuple(x[:4]) for x in index.files[rel][3] if x[4])
+        templates.update(tuple(x[:4]) for x in index.objects[rel] if x[4])
     for rel in plan.touched:
-        templates.update(tuple(x[:4]) for x in (index.files.get(rel) or [0, 0, 0, []])[3] if x[4])
+        templates.update(tuple(x[:4]) for x in index.objects.get(rel, ()) if x[4])
         path = store.root / rel
         try:
             sigs[rel] = file_signature(path)
@@ -446,7 +446,7 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
     changed_new = {k: o for k, o in new_policies.items() if old_policies.get(k) != o}
     reached = set()
     if changed_old or changed_new:
-        reached, reason = runindex.policy_change_owners(changed_old, changed_new, every_template, index.computed)
+        reached, reason = runindex.policy_change_owners(changed_old, changed_new, every_template, index)
         if reached is None:
             why.append(reason)
             return None
@@ -478,8 +478,8 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
             why.append("a policy cannot be kept in the index")
             return None
     owners = {runindex.owner_of_binding(template_binding_key(k)) for k in templates} | plan.due | reached
-    for rel, entry in index.computed.items():
-        if entry[3] == runindex.SHARED or entry[3] in owners:
+    for rel, owner in index.owners.items():
+        if owner == runindex.SHARED or owner in owners:
             try:
                 with open(store.root / rel, "rb") as fh:
                     obj = orjson.loads(fh.read())
@@ -524,24 +524,44 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
     writer.commit()
     report.changes = change_list(staged)
     # the index, updated for what this run read and wrote
+    detail = False  # whether an object list, owner or claim changed (the detail file is rewritten)
     for rel in plan.removed:
-        del index.files[rel]
+        runindex.grouped_set(index.files, rel, None)
+        del index.objects[rel]
+        detail = True
     for rel in plan.touched:
-        index.files[rel] = [*runindex.recorded_signature(sigs[rel], started_ns), entries[rel]]
+        runindex.grouped_set(index.files, rel, runindex.recorded_signature(sigs[rel], started_ns))
+        if index.objects.get(rel) != entries[rel]:
+            index.objects[rel] = entries[rel]
+            detail = True
     owner_map = who.owner_map(store, after, keep=owned)
     for _i, _key, action, rel in staged:
         if not rel.startswith(EVENTS_DIR + "/"):
             if action == "delete":
-                index.computed.pop(rel, None)
+                runindex.grouped_set(index.computed, rel, None)
+                index.owners.pop(rel, None)
+                index.claims.pop(rel, None)
+                detail = True
             else:
-                st = os.stat(store.root / rel)
-                index.computed[rel] = [st.st_mtime_ns, st.st_size, st.st_ino, *owner_map.get(rel, runindex.NO_OWNER)]
+                sig = writer.written.get(rel)
+                if sig is None:
+                    st = os.stat(store.root / rel)
+                    sig = (st.st_mtime_ns, st.st_size, st.st_ino)
+                runindex.grouped_set(index.computed, rel, list(sig))
+                owner, claim = owner_map.get(rel, runindex.NO_OWNER)
+                if index.owners.get(rel) != owner or index.claims.get(rel, "") != claim:
+                    index.owners[rel] = owner
+                    if claim:
+                        index.claims[rel] = claim
+                    else:
+                        index.claims.pop(rel, None)
+                    detail = True
     wakes = {o: t for o, t in index.wakes.items() if o not in owners}
     for owner, when in runindex.wake_map(wake_times(after, now, settings_of(after)), now).items():
         if owner in owners:
             wakes[owner] = when
     index.wakes, index.warnings, index.now = wakes, list(report.warnings), now
-    runindex.write_index(store.root, index, shared_bytes)
+    runindex.write_index(store.root, index, shared_bytes, detail)
     report.incremental = f"partial: {len(templates)} template(s)"
     if changed_old or changed_new:
         report.incremental += f", {len(set(changed_old) | set(changed_new))} policy(ies) changed"

@@ -73,11 +73,12 @@ from karmactl.controllers.detector import DetectorConfig, is_template
 from karmactl.controllers.shards import (PROPAGATION_POLICY_KINDS, SHARED_TEMPLATE_KINDS, claimed_policy_key,
                                          reach_of, shared_binding, template_binding_key)
 from karmactl.store.fsio import ensure_runtime_dir, pending_journal, write_atomic
-from karmactl.store.state import RUNTIME_DIR, InputError, file_signature, scan_computed
+from karmactl.store.state import RUNTIME_DIR, InputError, scan_computed_dirs
 
 INDEX_FILE = "run-index.json"
 SHARED_FILE = "run-index.shared.json"
-FORMAT = 2  # 2: computed entries carry the claim (``claim_string``)
+DETAIL_FILE = "run-index.detail.json"
+FORMAT = 3  # 2: computed entries carry the claim (``claim_string``); 3: signatures apart from the detail
 SHARED = ""  # the owner of what several templates read
 NO_OWNER = (SHARED, "")  # the tail of a computed entry nothing in the run's owner map claims
 # A file modified within this many nanoseconds before a run read it may be modified again in the
@@ -174,9 +175,13 @@ def wake_map(entries, now: str) -> dict:
 
 @dataclass
 class RunIndex:
-    """The index (module docs): ``files`` ``{rel: [mtime_ns, size, inode, [[group, kind, namespace,
-    name, split], ...]]}``, ``computed`` ``{rel: [mtime_ns, size, inode, owner, claim]}``, ``wakes``
-    ``{owner: RFC 3339}``, ``warnings`` ``[str]``, ``now`` the run's clock, ``tag`` what made it."""
+    """The index (module docs). Signatures are ``[mtime_ns, size, inode]`` grouped by directory
+    (:func:`group`): ``files`` ``{dir: {name: sig}}`` of the user files, ``computed`` likewise of
+    the computed files; ``wakes`` ``{owner: RFC 3339}``, ``warnings`` ``[str]``, ``now`` the run's
+    clock, ``tag`` what made it, ``token`` the shared file's. The detail (:func:`read_detail`,
+    None until read): ``objects`` ``{file rel: [[group, kind, namespace, name, split], ...]}``,
+    ``owners`` ``{computed rel: owner}``, ``claims`` ``{computed rel: claim}`` (non-empty claims
+    only), ``detail`` its token."""
 
     tag: str
     now: str
@@ -185,6 +190,43 @@ class RunIndex:
     wakes: dict = field(default_factory=dict)
     warnings: list = field(default_factory=list)
     token: str = ""
+    objects: dict | None = None
+    owners: dict | None = None
+    claims: dict | None = None
+    detail: str = ""
+
+
+def group(sigs: dict) -> dict:
+    """``{rel: sig}`` -> ``{dir: {name: sig}}`` (``dir`` ``""`` for a file at the top)."""
+    out: dict = {}
+    for rel, sig in sigs.items():
+        d, _, name = rel.rpartition("/")
+        out.setdefault(d, {})[name] = sig
+    return out
+
+
+def grouped_items(grouped: dict):
+    """Yield ``(rel, sig)`` of a :func:`group` map."""
+    for d, names in grouped.items():
+        for name, sig in names.items():
+            yield (f"{d}/{name}" if d else name), sig
+
+
+def grouped_get(grouped: dict, rel: str):
+    """The signature of ``rel`` in a :func:`group` map, or None."""
+    d, _, name = rel.rpartition("/")
+    return grouped.get(d, {}).get(name)
+
+
+def grouped_set(grouped: dict, rel: str, sig) -> None:
+    """Set (``sig`` a list) or remove (``sig`` None) the signature of ``rel`` in a :func:`group` map."""
+    d, _, name = rel.rpartition("/")
+    if sig is not None:
+        grouped.setdefault(d, {})[name] = sig
+    elif name in grouped.get(d, {}):
+        del grouped[d][name]
+        if not grouped[d]:
+            del grouped[d]
 
 
 def index_path(root) -> str:
@@ -193,6 +235,10 @@ def index_path(root) -> str:
 
 def _shared_path(root) -> str:
     return os.path.join(str(root), RUNTIME_DIR, SHARED_FILE)
+
+
+def _detail_path(root) -> str:
+    return os.path.join(str(root), RUNTIME_DIR, DETAIL_FILE)
 
 
 def code_stamp() -> str:
@@ -212,20 +258,42 @@ def code_stamp() -> str:
 
 
 def read_index(root, tag: str) -> RunIndex | None:
-    """The index, or None when it is missing, unreadable, corrupt or made under another ``tag``."""
+    """The index without its detail (:func:`read_detail`), or None when it is missing, unreadable,
+    corrupt or made under another ``tag``."""
     try:
         with open(index_path(root), "rb") as fh:
             data = orjson.loads(fh.read())
         if data.get("format") != FORMAT or data.get("tag") != tag:
             return None
         index = RunIndex(tag, data["now"], data["files"], data["computed"], data["wakes"], data["warnings"],
-                         data["token"])
+                         data["token"], detail=data["detail"])
         parse_time(index.now)
         if not all(isinstance(m, dict) for m in (index.files, index.computed, index.wakes)):
+            return None
+        if not all(isinstance(m, dict) for m in (*index.files.values(), *index.computed.values())):
             return None
         return index
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
+
+
+def read_detail(root, index: RunIndex) -> bool:
+    """Fill ``index.objects``, ``owners`` and ``claims`` from the detail file (once); False when
+    it is missing, corrupt or not the index's (its token)."""
+    if index.objects is not None:
+        return True
+    try:
+        with open(_detail_path(root), "rb") as fh:
+            data = orjson.loads(fh.read())
+        if data.get("token") != index.detail or not index.detail:
+            return False
+        objects, owners, claims = data["objects"], data["owners"], data["claims"]
+        if not all(isinstance(m, dict) for m in (objects, owners, claims)):
+            return False
+    except (OSError, ValueError, KeyError, AttributeError):
+        return False
+    index.objects, index.owners, index.claims = objects, owners, claims
+    return True
 
 
 def read_shared(root, token: str) -> list | None:
@@ -241,18 +309,24 @@ def read_shared(root, token: str) -> list | None:
         return None
 
 
-def write_index(root, index: RunIndex, shared: bytes | None = None) -> None:
+def write_index(root, index: RunIndex, shared: bytes | None = None, detail: bool = True) -> None:
     """Write the index atomically (and, when given, the shared objects ``orjson`` bytes of
-    ``{"objects": [...]}`` under a new token). A file system that refuses only costs later runs
-    their speed: the index is removed then, never left stale."""
+    ``{"objects": [...]}`` under a new token; and, when ``detail``, its read detail under a new
+    token: a run that changed no object list, owner or claim keeps the file it read). The index
+    itself is written last: until then the one on disk is the last run's or none. A file system
+    that refuses only costs later runs their speed: the index is removed then, never left stale."""
     try:
         ensure_runtime_dir(root)
         if shared is not None:
             index.token = secrets.token_hex(8)
             write_atomic(_shared_path(root), b'{"token":"' + index.token.encode() + b'",' + shared[1:])
+        if detail:
+            index.detail = secrets.token_hex(8)
+            write_atomic(_detail_path(root), orjson.dumps({
+                "token": index.detail, "objects": index.objects, "owners": index.owners, "claims": index.claims}))
         write_atomic(index_path(root), orjson.dumps({
-            "format": FORMAT, "tag": index.tag, "now": index.now, "token": index.token, "files": index.files,
-            "computed": index.computed, "wakes": index.wakes, "warnings": index.warnings}))
+            "format": FORMAT, "tag": index.tag, "now": index.now, "token": index.token, "detail": index.detail,
+            "files": index.files, "computed": index.computed, "wakes": index.wakes, "warnings": index.warnings}))
     except (OSError, TypeError):
         drop_index(root)
 
@@ -277,63 +351,78 @@ def shared_objects_bytes(snap, config: DetectorConfig) -> bytes | None:
 
 
 def computed_signatures(root, written: dict | None = None) -> dict:
-    """``{relative path: [mtime_ns, size, inode]}`` of every file a load reads under ``computed/``
-    (``state.scan_computed``). ``written`` (``TreeWriter.written`` of the run that just committed)
-    gives the signature of each file it wrote, taken when it was written: a file listed with the
-    same inode is not stat'ed again."""
+    """``{dir: {name: [mtime_ns, size, inode]}}`` (:func:`group`) of every file a load reads under
+    ``computed/`` (``state.scan_computed_dirs``; a directory without such files is left out).
+    ``written`` (``TreeWriter.written`` of the run that just committed, ``{rel: sig}``) gives the
+    signature of each file it wrote, taken when it was written: a file listed with the same inode is
+    not stat'ed again."""
     out: dict = {}
     known = written or {}
-    for rel, entry in scan_computed(root):
-        sig = known.get(rel)
-        if sig is not None and sig[2] == entry.inode():
-            out[rel] = list(sig)
-        else:
-            st = entry.stat()
-            out[rel] = [st.st_mtime_ns, st.st_size, st.st_ino]
+    for d, entries in scan_computed_dirs(root):
+        names = {}
+        for entry in entries:
+            sig = known.get(f"{d}/{entry.name}") if known else None
+            if sig is not None and sig[2] == entry.inode():
+                names[entry.name] = list(sig)
+            else:
+                st = entry.stat()
+                names[entry.name] = [st.st_mtime_ns, st.st_size, st.st_ino]
+        if names:
+            out[d] = names
     return out
 
 
-def computed_owners(root, index: RunIndex) -> dict:
+def computed_owners(root, index: RunIndex) -> dict | None:
     """``{computed rel: owner}`` of the last run (``owner_of_binding`` strings, :data:`SHARED` for
     what several templates read): which template's results each computed file holds, as the index
-    recorded it. ``root`` is the state directory (the index may keep this part in a file of its own)."""
-    return {rel: entry[3] for rel, entry in index.computed.items()}
+    recorded it; None when the index's detail cannot be read (:func:`read_detail`). ``root`` is the
+    state directory."""
+    return index.owners if read_detail(root, index) else None
 
 
 def computed_as_recorded(root, computed: dict) -> bool:
     """Whether the files a load reads under ``computed/`` are exactly those of ``computed``
-    (``{rel: [mtime_ns, size, inode, ...]}``), each with its recorded signature: what
-    :func:`computed_signatures` would give, compared file by file as they are listed (no map of
-    40,000 entries built), stopping at the first difference."""
+    (:func:`computed_signatures`' shape), each with its recorded signature, compared directory by
+    directory as they are listed, stopping at the first difference."""
     seen = 0
-    for rel, entry in scan_computed(root):
-        recorded = computed.get(rel)
-        if recorded is None:
-            return False
-        st = entry.stat()
-        if st.st_mtime_ns != recorded[0] or st.st_size != recorded[1] or st.st_ino != recorded[2]:
-            return False
-        seen += 1
-    return seen == len(computed)
+    none: dict = {}
+    for d, entries in scan_computed_dirs(root):
+        names = computed.get(d, none)
+        for entry in entries:
+            recorded = names.get(entry.name)
+            if recorded is None:
+                return False
+            st = entry.stat()
+            if st.st_mtime_ns != recorded[0] or st.st_size != recorded[1] or st.st_ino != recorded[2]:
+                return False
+        seen += len(entries)
+    return seen == sum(len(names) for names in computed.values())
 
 
 def build_index(store, before, owners: dict, wakes: dict, warnings: list, now: str, tag: str,
                 config: DetectorConfig, started_ns: int, split: set | None = None,
                 written: dict | None = None) -> RunIndex:
-    """The index after a full run that committed: ``before`` is the loaded snapshot (its files'
-    signatures in ``store.loaded_signatures``), ``owners`` ``{computed rel: [owner, claim]}`` of the computed
-    snapshot, ``wakes`` from :func:`wake_map`, ``started_ns`` when the run started
-    (``time.time_ns()``, see :func:`recorded_signature`); ``split``, when given, the keys of the
-    split templates (:func:`is_split`), and then only ``before.sources`` is read (a sharded run
-    lets go of the objects before it ends). Computed files are stat'ed now (after the commit),
-    but for those in ``written`` (:func:`computed_signatures`)."""
-    files: dict = {rel: [*recorded_signature(sig, started_ns), []] for rel, sig in store.loaded_signatures.items()}
+    """The index after a full run that committed, with its detail: ``before`` is the loaded
+    snapshot (its files' signatures in ``store.loaded_signatures``), ``owners`` ``{computed rel:
+    [owner, claim]}`` of the computed snapshot, ``wakes`` from :func:`wake_map`, ``started_ns`` when
+    the run started (``time.time_ns()``, see :func:`recorded_signature`); ``split``, when given,
+    the keys of the split templates (:func:`is_split`), and then only ``before.sources`` is read (a
+    sharded run lets go of the objects before it ends). Computed files are stat'ed now (after the
+    commit), but for those in ``written`` (:func:`computed_signatures`)."""
+    files = group({rel: recorded_signature(sig, started_ns) for rel, sig in store.loaded_signatures.items()})
+    objects: dict = {rel: [] for rel in store.loaded_signatures}
     for key, src in before.sources.items():
-        entry = files.get(src.path)
+        entry = objects.get(src.path)
         if entry is not None:
-            entry[3].append([*key, key in split if split is not None else is_split(key, before.user[key], config)])
-    computed = {rel: [*sig, *owners.get(rel, NO_OWNER)] for rel, sig in computed_signatures(store.root, written).items()}
-    return RunIndex(tag, now, files, computed, wakes, list(warnings))
+            entry.append([*key, key in split if split is not None else is_split(key, before.user[key], config)])
+    computed = computed_signatures(store.root, written)
+    who, claims = {}, {}
+    for rel, _sig in grouped_items(computed):
+        owner, claim = owners.get(rel, NO_OWNER)
+        who[rel] = owner
+        if claim:
+            claims[rel] = claim
+    return RunIndex(tag, now, files, computed, wakes, list(warnings), objects=objects, owners=who, claims=claims)
 
 
 def is_policy(key) -> bool:
@@ -345,7 +434,7 @@ def _policy_name(pkey) -> str:
     return f"{pkey[1]} {pkey[2]}/{pkey[3]}" if pkey[2] else f"{pkey[1]} {pkey[3]}"
 
 
-def policy_change_owners(old: dict, new: dict, templates: dict, computed: dict) -> tuple:
+def policy_change_owners(old: dict, new: dict, templates: dict, index: RunIndex) -> tuple:
     """The owners whose results a change of (Cluster)PropagationPolicies can change, for a partial
     run: those of the templates the old or the new version of a changed policy can select, and those
     whose computed files carry a claim naming it (``shards.reach_of``, the matcher sharded runs use).
@@ -356,7 +445,7 @@ def policy_change_owners(old: dict, new: dict, templates: dict, computed: dict) 
         new: ``{policy key: object}``, their versions now (none for a removed one).
         templates: ``{template key: split}`` of every resource template known to the run, last
             run's and this one's (split: :func:`is_split`; the others are Namespaces and Services).
-        computed: the index's ``computed`` (the claims of the last run's results).
+        index: the last run's index, its detail read (the owners and claims of its results).
 
     Returns:
         ``(owners, "")``, or ``(None, reason)`` when a changed policy may select any template (a
@@ -364,10 +453,10 @@ def policy_change_owners(old: dict, new: dict, templates: dict, computed: dict) 
     """
     changed = set(old) | set(new)
     claims = []
-    for entry in computed.values():
-        pkey = claim_key(entry[4])
+    for rel, claim in index.claims.items():
+        pkey = claim_key(claim)
         if pkey in changed:
-            claims.append((entry[3], pkey))  # the owner string stands for the claiming binding
+            claims.append((index.owners[rel], pkey))  # the owner string stands for the claiming binding
     owners: set = set()
     for version in (old, new):
         for pkey, reached in sorted(reach_of(version, templates, claims).items()):
@@ -411,41 +500,56 @@ def plan(store, index: RunIndex | None, now: str) -> Plan:
     whole = index.wakes.get(SHARED)
     if whole is not None and parse_time(now) >= parse_time(whole):
         return Plan("full", f"a time-based rule of the whole state is due ({whole})")
+    files = index.files
+    touched, listed, matched = [], {}, 0
+    none: dict = {}
     try:
-        paths = store.user_file_names()
+        current, names, seen = None, none, None
+        for d, entry in store.scan_user_files():
+            if d is not current:
+                current, names = d, files.get(d, none)
+                seen = listed.setdefault(d, set())
+            name = entry.name
+            seen.add(name)
+            try:
+                st = entry.stat()
+            except OSError:
+                return Plan("full", (f"{d}/{name}" if d else name) + " cannot be read")
+            old = names.get(name)
+            if old is None:
+                touched.append(f"{d}/{name}" if d else name)
+                continue
+            matched += 1
+            if old[0] != st.st_mtime_ns or old[1] != st.st_size or old[2] != st.st_ino:
+                touched.append(f"{d}/{name}" if d else name)
     except InputError as exc:
         return Plan("full", str(exc))
-    touched, seen = [], set()
-    for path in paths:
-        rel = store.rel(path)
-        seen.add(rel)
-        old = index.files.get(rel)
-        try:
-            sig = file_signature(path)
-        except InputError:
-            return Plan("full", f"{rel} cannot be read")
-        if old is None or old[:3] != sig:
-            touched.append(rel)
-    removed = [rel for rel in index.files if rel not in seen]
+    removed = []
+    if matched != sum(len(n) for n in files.values()):
+        removed = [rel for rel, _sig in grouped_items(files)
+                   if rel.rpartition("/")[2] not in listed.get(rel.rpartition("/")[0], none)]
     if not computed_as_recorded(store.root, index.computed):
         return Plan("full", "computed/ changed since the last run")
     due = {o for o, when in index.wakes.items() if o != SHARED and parse_time(now) >= parse_time(when)}
     if due:
         # the files holding the templates of due owners are recomputed too
+        if not read_detail(store.root, index):
+            return Plan("full", "the index's detail is missing")
         holders = {}
-        for rel, entry in index.files.items():
-            for g, k, ns, name, split in entry[3]:
+        for rel, objs in index.objects.items():
+            for g, k, ns, name, split in objs:
                 if split:
                     holders[owner_of_binding(template_binding_key((g, k, ns, name)))] = rel
         for owner in sorted(due):
             rel = holders.get(owner)
-            if rel is not None and rel not in touched and rel in seen:
+            if rel is not None and rel not in touched and grouped_get(files, rel) is not None and rel not in removed:
                 touched.append(rel)
     if not touched and not removed and not due:
         return Plan("unchanged")
     return Plan("partial", touched=sorted(touched), removed=sorted(removed), due=due)
 
 
-__all__ = ["RunIndex", "Plan", "Owners", "plan", "read_index", "read_shared", "write_index", "drop_index",
+__all__ = ["RunIndex", "Plan", "Owners", "plan", "read_index", "read_detail", "read_shared", "write_index", "drop_index",
+           "group", "grouped_items", "grouped_get", "grouped_set",
            "build_index", "wake_map", "code_stamp", "shared_objects_bytes", "computed_signatures", "computed_as_recorded", "computed_owners", "is_split",
            "owner_of_binding", "claim_string", "claim_key", "is_policy", "policy_change_owners"]

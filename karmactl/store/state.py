@@ -185,41 +185,63 @@ class StateStore:
             InputError: a symlinked file leads outside the state directory, or ``.karmactlignore``
                 cannot be read.
         """
-        found: list[str] = []
+        found = [(f"{d}/{entry.name}" if d else entry.name) for d, entry in self.scan_user_files()]
+        found.sort(key=lambda rel: rel.split("/"))  # Path's order (by parts), without building Paths
+        return [self._root_prefix + rel for rel in found]
+
+    def scan_user_files(self):
+        """Yield ``(directory, os.DirEntry)`` for every file of :meth:`user_files`, unsorted:
+        ``directory`` relative to the state directory (``""`` for its top), the entry's ``name``
+        the file's. The one rule :meth:`user_file_names` and the run index
+        (``karmactl/store/runindex.py``) follow.
+
+        Each directory is listed through an open descriptor, so ``entry.stat()`` (which follows
+        a symlink, as ``os.stat`` does) looks the file up in it instead of resolving its whole
+        path: call it before the next entry is yielded, while that descriptor is open.
+
+        Raises:
+            InputError: a symlinked file leads outside the state directory, or ``.karmactlignore``
+                cannot be read.
+        """
         if not self.root.is_dir():
-            return found
+            return
         ignore = self.ignore_spec()
-        stack = [self.root]
+        top = str(self.root)
+        stack = [(top, "")]
         while stack:
-            d = stack.pop()
-            with os.scandir(d) as it:
-                for entry in it:
-                    if entry.is_dir(follow_symlinks=False):
-                        if d == self.root and entry.name in _SKIP_DIRS:
-                            continue
-                        if entry.name.startswith("."):
-                            continue
-                        rel = self.rel(Path(entry.path))
-                        if ignore is not None and ignore.match_file(rel + "/"):
-                            _note(f"ignoring {rel}/: excluded by {IGNORE_FILE}")
-                            continue
-                        if os.path.isfile(os.path.join(entry.path, "Chart.yaml")):
-                            _note(f"ignoring {rel}/: a Helm chart (render it with `helm template` to apply "
-                                  f"its objects)")
-                            continue
-                        stack.append(Path(entry.path))
-                    elif entry.name.endswith((".yaml", ".yml", ".json")) and not entry.name.startswith("."):
-                        if ignore is not None and ignore.match_file(self.rel(Path(entry.path))):
-                            _note(f"ignoring {self.rel(Path(entry.path))}: excluded by {IGNORE_FILE}")
-                            continue
-                        if entry.is_symlink():
-                            try:
-                                check_inside(self.root, entry.path)
-                            except OutsideStateError as exc:
-                                raise InputError(str(exc), self.rel(Path(entry.path))) from None
-                        found.append(entry.path)
-        found.sort(key=lambda name: name.split("/"))  # Path's order (by parts), without building Paths
-        return found
+            d, rel = stack.pop()
+            fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                with os.scandir(fd) as it:
+                    for entry in it:
+                        name = entry.name
+                        if entry.is_dir(follow_symlinks=False):
+                            if (not rel and name in _SKIP_DIRS) or name.startswith("."):
+                                continue
+                            sub = f"{rel}/{name}" if rel else name
+                            if ignore is not None and ignore.match_file(sub + "/"):
+                                _note(f"ignoring {sub}/: excluded by {IGNORE_FILE}")
+                                continue
+                            path = os.path.join(d, name)
+                            if os.path.isfile(os.path.join(path, "Chart.yaml")):
+                                _note(f"ignoring {sub}/: a Helm chart (render it with `helm template` to apply "
+                                      f"its objects)")
+                                continue
+                            stack.append((path, sub))
+                        elif name.endswith((".yaml", ".yml", ".json")) and not name.startswith("."):
+                            if ignore is not None or entry.is_symlink():
+                                sub = f"{rel}/{name}" if rel else name
+                                if ignore is not None and ignore.match_file(sub):
+                                    _note(f"ignoring {sub}: excluded by {IGNORE_FILE}")
+                                    continue
+                                if entry.is_symlink():
+                                    try:
+                                        check_inside(self.root, os.path.join(d, name))
+                                    except OutsideStateError as exc:
+                                        raise InputError(str(exc), sub) from None
+                            yield rel, entry
+            finally:
+                os.close(fd)
 
     def ignore_spec(self):
         """The patterns of ``<state>/.karmactlignore`` (gitignore syntax, paths relative to the
@@ -729,12 +751,25 @@ def scan_computed(root):
     """Yield ``(relative path, os.DirEntry)`` for every file a load reads under ``computed/``:
     ``*.json``, not hidden, Events left out (history, not input: ``karmactl/store/events.py``),
     symlinked directories not entered. The one rule both :meth:`StateStore.computed_files` and the
-    run index (``karmactl/store/runindex.py``) follow.
+    run index (``karmactl/store/runindex.py``) follow; :func:`scan_computed_dirs` gives the same
+    files directory by directory.
 
-    Each directory is listed through an open descriptor, so ``entry.stat()`` looks the file up in
-    it instead of resolving its whole path again (a third of the time an unchanged run spends
-    on 40,000 computed files); call it before the next entry is yielded, while that descriptor
-    is open. ``entry.path`` is the bare name then."""
+    ``entry.stat()`` looks the file up through its directory's open descriptor (see
+    :func:`scan_computed_dirs`): call it before the next entry is yielded. ``entry.path`` is the
+    bare name then."""
+    for rel, entries in scan_computed_dirs(root):
+        for entry in entries:
+            yield f"{rel}/{entry.name}", entry
+
+
+def scan_computed_dirs(root):
+    """Yield ``(directory relative to the state directory, [os.DirEntry])`` for every directory
+    under ``computed/`` with the files :func:`scan_computed` reads in it (possibly none).
+
+    Each directory is listed through an open descriptor, kept open while its entries are yielded,
+    so ``entry.stat()`` looks the file up in it instead of resolving its whole path again (a third
+    of the time an unchanged run spends on 40,000 computed files): stat the entries before asking
+    for the next directory."""
     base = os.path.join(str(root), COMPUTED_DIR)
     if not os.path.isdir(base):
         return
@@ -743,6 +778,7 @@ def scan_computed(root):
         d, rel = stack.pop()
         fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
         try:
+            files = []
             with os.scandir(fd) as it:
                 for entry in it:
                     if entry.is_dir(follow_symlinks=False):
@@ -751,7 +787,8 @@ def scan_computed(root):
                     elif entry.is_dir():
                         continue  # a symlinked directory is not entered
                     elif entry.name.endswith(".json") and not entry.name.startswith("."):
-                        yield f"{rel}/{entry.name}", entry
+                        files.append(entry)
+            yield rel, files
         finally:
             os.close(fd)
 

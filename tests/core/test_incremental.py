@@ -354,10 +354,15 @@ def test_one_template_changed_writes_only_its_files(ran, monkeypatch):
             assert "app1" in rel, rel
 
 
-@pytest.mark.parametrize("damage", ["garbage", "empty", "other-karmactl"])
+@pytest.mark.parametrize("damage", ["garbage", "empty", "other-karmactl", "detail", "other-detail"])
 def test_a_corrupt_or_foreign_index_costs_a_full_run(ran, damage):
     path = Path(runindex.index_path(ran))
-    if damage == "garbage":
+    detail = path.with_name(runindex.DETAIL_FILE)
+    if damage == "detail":  # the signatures are intact: the edit is seen, but not what it reaches
+        detail.write_bytes(b"\x00not json")
+    elif damage == "other-detail":  # a detail file of another run (its token)
+        detail.write_bytes(detail.read_bytes().replace(b'"token":"', b'"token":"0', 1))
+    elif damage == "garbage":
         path.write_bytes(b"\x00not json")
     elif damage == "empty":
         path.write_bytes(b"")
@@ -366,9 +371,12 @@ def test_a_corrupt_or_foreign_index_costs_a_full_run(ran, damage):
     edit_template(ran, 2, 4, "1.0", "batch")
     cold = ran.parent / "cold"
     copy_without_index(ran, cold)
-    assert outcome(ran, NOW) == outcome(cold, NOW)
+    used: list = []
+    assert outcome(ran, NOW, used) == outcome(cold, NOW)
+    assert used[0].startswith("full")
     assert computed_tree(ran) == computed_tree(cold)
-    assert runindex.read_index(ran, reconcile._index_tag()) is not None  # rebuilt
+    index = runindex.read_index(ran, reconcile._index_tag())
+    assert index is not None and runindex.read_detail(ran, index)  # rebuilt
 
 
 def written_apps(root: Path, changes: list) -> set:
