@@ -86,6 +86,9 @@ NO_OWNER = (SHARED, "")  # the tail of a computed entry nothing in the run's own
 # git calls it): it is recorded with UNSURE, so the next run reads it again.
 RACY_NS = 1_000_000_000
 UNSURE = [-1, -1, -1]
+# An unchanged check of at least this many computed files stats them in a forked process
+# (:func:`computed_check`).
+FORK_CHECK_MIN = 5000
 
 
 def recorded_signature(sig: list, started_ns: int) -> list:
@@ -399,6 +402,34 @@ def computed_as_recorded(root, computed: dict) -> bool:
     return seen == sum(len(names) for names in computed.values())
 
 
+def computed_check(root, computed: dict):
+    """Start :func:`computed_as_recorded` and return a function that gives its answer: in a forked
+    child process when ``computed`` records :data:`FORK_CHECK_MIN` files or more, so that a
+    second core stats the computed files while this process stats the user files (each process
+    spends most of that time in ``stat`` calls; about 60 ms of 200 at 10,000 templates), else
+    here. A child that fails, or a failed fork, answers False (a full run) or runs it here."""
+    if sum(len(names) for names in computed.values()) < FORK_CHECK_MIN:
+        here = computed_as_recorded(root, computed)
+        return lambda: here
+    try:
+        pid = os.fork()
+    except OSError:
+        here = computed_as_recorded(root, computed)
+        return lambda: here
+    if pid == 0:  # the child: only stat calls, then an exit code; no cleanup of the parent's state
+        code = 2
+        try:
+            code = 0 if computed_as_recorded(root, computed) else 1
+        finally:
+            os._exit(code)
+
+    def answer() -> bool:
+        _, status = os.waitpid(pid, 0)
+        return os.waitstatus_to_exitcode(status) == 0
+
+    return answer
+
+
 def build_index(store, before, owners: dict, wakes: dict, warnings: list, now: str, tag: str,
                 config: DetectorConfig, started_ns: int, split: set | None = None,
                 written: dict | None = None) -> RunIndex:
@@ -488,19 +519,10 @@ class Plan:
     due: set = field(default_factory=set)
 
 
-def plan(store, index: RunIndex | None, now: str) -> Plan:
-    """Compare the state directory with ``index`` (module docs). Reads no file's contents; stats
-    every input and computed file."""
-    if index is None:
-        return Plan("full", "no valid index of the last run")
-    if pending_journal(store.root):
-        return Plan("full", "a killed run left a journal")
-    if parse_time(now) < parse_time(index.now):
-        return Plan("full", "the clock is earlier than the last run's")
-    whole = index.wakes.get(SHARED)
-    if whole is not None and parse_time(now) >= parse_time(whole):
-        return Plan("full", f"a time-based rule of the whole state is due ({whole})")
-    files = index.files
+def _user_changes(store, files: dict) -> tuple:
+    """``(touched, removed)``: the user files (relative paths) that are new or whose signature
+    differs from ``files`` (the index's), and those of ``files`` that are gone; or ``(reason, [])``
+    when a file cannot be listed or stat'ed (a full run)."""
     touched, listed, matched = [], {}, 0
     none: dict = {}
     try:
@@ -514,7 +536,7 @@ def plan(store, index: RunIndex | None, now: str) -> Plan:
             try:
                 st = entry.stat()
             except OSError:
-                return Plan("full", (f"{d}/{name}" if d else name) + " cannot be read")
+                return (f"{d}/{name}" if d else name) + " cannot be read", []
             old = names.get(name)
             if old is None:
                 touched.append(f"{d}/{name}" if d else name)
@@ -523,12 +545,35 @@ def plan(store, index: RunIndex | None, now: str) -> Plan:
             if old[0] != st.st_mtime_ns or old[1] != st.st_size or old[2] != st.st_ino:
                 touched.append(f"{d}/{name}" if d else name)
     except InputError as exc:
-        return Plan("full", str(exc))
+        return str(exc), []
     removed = []
     if matched != sum(len(n) for n in files.values()):
         removed = [rel for rel, _sig in grouped_items(files)
                    if rel.rpartition("/")[2] not in listed.get(rel.rpartition("/")[0], none)]
-    if not computed_as_recorded(store.root, index.computed):
+    return touched, removed
+
+
+def plan(store, index: RunIndex | None, now: str) -> Plan:
+    """Compare the state directory with ``index`` (module docs). Reads no file's contents; stats
+    every input and computed file."""
+    if index is None:
+        return Plan("full", "no valid index of the last run")
+    if pending_journal(store.root):
+        return Plan("full", "a killed run left a journal")
+    if parse_time(now) < parse_time(index.now):
+        return Plan("full", "the clock is earlier than the last run's")
+    whole = index.wakes.get(SHARED)
+    if whole is not None and parse_time(now) >= parse_time(whole):
+        return Plan("full", f"a time-based rule of the whole state is due ({whole})")
+    files = index.files
+    answer = computed_check(store.root, index.computed)  # meanwhile the user files, here
+    try:
+        touched, removed = _user_changes(store, files)
+    finally:
+        computed_ok = answer()  # (the child is reaped whatever happens here)
+    if isinstance(touched, str):
+        return Plan("full", touched)
+    if not computed_ok:
         return Plan("full", "computed/ changed since the last run")
     due = {o for o, when in index.wakes.items() if o != SHARED and parse_time(now) >= parse_time(when)}
     if due:

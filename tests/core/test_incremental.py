@@ -498,3 +498,21 @@ def test_a_file_rewritten_within_one_clock_tick_is_read_again(ran):
     assert outcome(ran, NOW) == outcome(cold, NOW)
     assert computed_tree(ran) == computed_tree(cold)
     assert b'"replicas": 6' in (ran / "computed/resourcebindings/default/app1-deployment.json").read_bytes()
+
+
+@pytest.mark.parametrize("edit", ["in-place", "removed"])
+def test_a_forked_check_of_computed_files_sees_a_hand_edit(ran, monkeypatch, edit):
+    # at 10,000 templates a second process stats computed/ (runindex.computed_check); here with any count
+    monkeypatch.setattr(runindex, "FORK_CHECK_MIN", 1)
+    used: list = []
+    assert outcome(ran, NOW, used) == ("ok", []) and used == ["unchanged"]
+    work = sorted((ran / "computed" / "works").rglob("*.json"))[0]
+    original = work.read_bytes()
+    if edit == "in-place":  # same inode, same directory: only the file's own signature tells
+        with open(work, "r+b") as fh:
+            fh.write(original.replace(b'"labels": {', b'"labels": {"edited": "by-hand", ', 1))
+    else:
+        work.unlink()
+    assert outcome(ran, NOW, used) == ("ok", []) and used[-1] == "full: computed/ changed since the last run"
+    assert work.read_bytes() == original  # the full run wrote it back
+    assert outcome(ran, NOW, used) == ("ok", []) and used[-1] == "unchanged"
