@@ -382,16 +382,34 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
         why.append("the index's shared objects or its detail are missing")
         return None
     sub = Snapshot(store.registry)
-    for obj, path, doc, line in shared:
+    for obj, path, doc, line in shared.objects:
         key = key_of(obj)
         sub.user[key] = obj
         sub.sources[key] = Source(path, doc, line)
         if key[:2] == ("apiextensions.k8s.io", "CustomResourceDefinition"):
             store.registry.add_crd(obj)
+    decoded: set = set()  # the shared file's policies that name their templates, decoded on demand
+
+    def take(indices) -> bool:
+        for i in indices:
+            if i not in decoded:
+                decoded.add(i)
+                try:
+                    obj, path, doc, line = shared.entry(i)
+                except ValueError:
+                    why.append("the index's shared objects are damaged")
+                    return False
+                key = key_of(obj)
+                sub.user[key] = obj
+                sub.sources[key] = Source(path, doc, line)
+        return True
     config = detector.DetectorConfig(skipped_namespaces=settings_of(sub).skipped_namespaces)
     normalize = lambda obj, src: normalize_object(obj, src, store.registry, owned=True, strict=True)  # noqa: E731
     known = {}  # key -> file, of the files not re-read
     reread = set(plan.touched) | set(plan.removed)
+    for rel in reread:  # the last run's versions of their policies
+        if not take(shared.in_file(rel)):
+            return None
     old_policies = {}  # key -> the last run's version, of the policies of the files re-read
     holders = {}  # owner -> (template key, file) of the split templates of the files not re-read
     every_template = {key: False for key, obj in sub.user.items() if detector.is_template(key, obj, config)}
@@ -471,12 +489,6 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
             if keys:
                 why.append(f"{rel} changed while it was read")
                 return None
-    shared_bytes = None
-    if old_policies or new_policies:  # the shared file gets the policies (and sources) of this run
-        shared_bytes = runindex.shared_objects_bytes(sub, config)
-        if shared_bytes is None:
-            why.append("a policy cannot be kept in the index")
-            return None
     owners = {runindex.owner_of_binding(template_binding_key(k)) for k in templates} | plan.due | reached
     for rel, owner in index.owners.items():
         if owner == runindex.SHARED or owner in owners:
@@ -491,6 +503,20 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
                 (sub.works if key[1] == "Work" else sub.bindings)[key] = obj
             else:
                 sub.overlays[key] = obj
+            if not take(shared.of_claim(index.claims.get(rel, ""))):  # a policy it claims
+                return None
+    for key in list(sub.user):  # the policies naming any of these objects (shards.reach_of matches so)
+        if not take(shared.named(key[1], key[3])):
+            return None
+    shared_bytes = None
+    if old_policies or new_policies:  # the shared file gets the policies (and sources) of this run
+        shared_bytes = runindex.shared_file_bytes(
+            [(k, [o, sub.sources[k].path, sub.sources[k].index, sub.sources[k].line])
+             for k, o in sub.user.items() if not runindex.is_split(k, o, config) and k in sub.sources],
+            shared.carried(decoded))
+        if shared_bytes is None:
+            why.append("a policy cannot be kept in the index")
+            return None
     if has_cross_template_dependencies(sub) or workload_rebalancer.pending(sub):
         why.append("templates are joined (propagateDeps, MultiClusterService, FederatedResourceQuota) or a "
                    "WorkloadRebalancer is pending")

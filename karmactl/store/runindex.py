@@ -299,16 +299,71 @@ def read_detail(root, index: RunIndex) -> bool:
     return True
 
 
-def read_shared(root, token: str) -> list | None:
-    """``[[object, path, document index, line]]`` of the shared file, or None when it does not
-    belong to the index (token) or is corrupt."""
+class SharedFile:
+    """The shared file as read (:func:`read_shared`): ``objects``, ``[[object, path, document
+    index, line]]`` of every shared object but the (Cluster)PropagationPolicies that name their
+    templates (:func:`named_targets`); those are kept each in its own JSON text and decoded on
+    demand, found by the templates they name (``"<kind>/<name>"``), by file and by key
+    (``"<kind>/<namespace>/<name>"``, as :func:`claim_string`): at 10,000 templates with a policy
+    each, a partial run decodes a handful instead of 10,000."""
+
+    def __init__(self, header: dict, body: memoryview):
+        self.objects: list = header["objects"]
+        self._names: dict = header["names"]
+        self._paths: dict = header["paths"]
+        self._keys: dict = header["keys"]
+        self._offsets: list = header["offsets"]
+        self._body = body
+        if not all(isinstance(m, dict) for m in (self._names, self._paths, self._keys)) or \
+                not isinstance(self.objects, list) or len(self._offsets) != len(self._keys) + 1 or \
+                self._offsets[-1] != len(body):
+            raise ValueError("inconsistent shared file")
+
+    def named(self, kind: str, name: str) -> list:
+        """The indices of the policies with a resource selector of this kind and name."""
+        return self._names.get(f"{kind}/{name}", [])
+
+    def in_file(self, path: str) -> list:
+        """The indices of the policies of one user file (relative path)."""
+        return self._paths.get(path, [])
+
+    def of_claim(self, claim: str) -> list:
+        """The index of the policy a :func:`claim_string` names, if it is one of these."""
+        i = self._keys.get(claim)
+        return [] if i is None else [i]
+
+    def raw(self, i: int) -> memoryview:
+        """The JSON text of policy ``i``'s ``[object, path, document index, line]``."""
+        return self._body[self._offsets[i]:self._offsets[i + 1]]
+
+    def entry(self, i: int) -> list:
+        """Policy ``i``'s ``[object, path, document index, line]``, decoded (raises ValueError)."""
+        return orjson.loads(self.raw(i))
+
+    def carried(self, decoded: set) -> list:
+        """What :func:`shared_file_bytes` carries over from this file (its ``kept``): the policies
+        it holds but for the indices in ``decoded`` (those a partial run read, and writes back
+        from its snapshot)."""
+        targets_of: dict = {}
+        for target, indices in self._names.items():
+            for i in indices:
+                targets_of.setdefault(i, []).append(target)
+        path_of = {i: path for path, indices in self._paths.items() for i in indices}
+        return [(kstr, targets_of.get(i, []), path_of[i], bytes(self.raw(i)))
+                for kstr, i in self._keys.items() if i not in decoded]
+
+
+def read_shared(root, token: str) -> SharedFile | None:
+    """The shared file, or None when it does not belong to the index (token) or is corrupt."""
     try:
         with open(_shared_path(root), "rb") as fh:
-            data = orjson.loads(fh.read())
-        if data.get("token") != token or not isinstance(data.get("objects"), list):
+            data = fh.read()
+        cut = data.index(b"\n")
+        header = orjson.loads(data[:cut])
+        if header.get("token") != token:
             return None
-        return data["objects"]
-    except (OSError, ValueError, AttributeError):
+        return SharedFile(header, memoryview(data)[cut + 1:])
+    except (OSError, ValueError, AttributeError, KeyError, TypeError, IndexError):
         return None
 
 
@@ -342,15 +397,56 @@ def drop_index(root) -> None:
         pass
 
 
-def shared_objects_bytes(snap, config: DetectorConfig) -> bytes | None:
-    """The shared file's body for a loaded snapshot: every non-split user object with its source;
-    None when an object cannot be JSON (the run then keeps no index)."""
-    objs = [[obj, snap.sources[k].path, snap.sources[k].index, snap.sources[k].line]
-            for k, obj in snap.user.items() if not is_split(k, obj, config) and k in snap.sources]
+def named_targets(key, obj: dict) -> list | None:
+    """``["<kind>/<name>", ...]`` of the resource selectors of a (Cluster)PropagationPolicy whose
+    every selector has a name (what it can select, as ``shards.reach_of`` matches templates: by
+    kind and name), None for any other policy and any other object."""
+    if not is_policy(key):
+        return None
+    selectors = (obj.get("spec") or {}).get("resourceSelectors") or []
+    if not selectors or any(not isinstance(s, dict) or not s.get("name") for s in selectors):
+        return None
+    return [f"{s.get('kind')}/{s['name']}" for s in selectors]
+
+
+def shared_file_bytes(entries, kept=()) -> bytes | None:
+    """The shared file's body (without its token): ``entries`` ``[(key, [object, path, document
+    index, line])]`` of the shared objects, ``kept`` ``[(key string, targets, path, JSON text)]`` of
+    policies carried over undecoded from a :class:`SharedFile` (:meth:`SharedFile.carried`). None when
+    an object cannot be JSON (the run then keeps no index)."""
+    objects, blobs, names, paths, keys = [], [], {}, {}, {}
+
+    def add(kstr: str, targets: list, path: str, blob) -> None:
+        i = len(blobs)
+        blobs.append(blob)
+        for target in targets:
+            names.setdefault(target, []).append(i)
+        paths.setdefault(path, []).append(i)
+        keys[kstr] = i
+
     try:
-        return orjson.dumps({"objects": objs})
+        for key, entry in entries:
+            targets = named_targets(key, entry[0])
+            if targets is None:
+                objects.append(entry)
+            else:
+                add(f"{key[1]}/{key[2]}/{key[3]}", targets, entry[1], orjson.dumps(entry))
+        for kstr, targets, path, blob in kept:
+            add(kstr, targets, path, blob)
+        offsets = [0]
+        for blob in blobs:
+            offsets.append(offsets[-1] + len(blob))
+        header = orjson.dumps({"objects": objects, "names": names, "paths": paths, "keys": keys, "offsets": offsets})
     except TypeError:
         return None
+    return header + b"\n" + b"".join(blobs)
+
+
+def shared_objects_bytes(snap, config: DetectorConfig) -> bytes | None:
+    """The shared file's body for a loaded snapshot: every non-split user object with its source
+    (:func:`shared_file_bytes`)."""
+    return shared_file_bytes([(k, [obj, snap.sources[k].path, snap.sources[k].index, snap.sources[k].line])
+                              for k, obj in snap.user.items() if not is_split(k, obj, config) and k in snap.sources])
 
 
 def computed_signatures(root, written: dict | None = None) -> dict:
@@ -596,5 +692,5 @@ def plan(store, index: RunIndex | None, now: str) -> Plan:
 
 __all__ = ["RunIndex", "Plan", "Owners", "plan", "read_index", "read_detail", "read_shared", "write_index", "drop_index",
            "group", "grouped_items", "grouped_get", "grouped_set",
-           "build_index", "wake_map", "code_stamp", "shared_objects_bytes", "computed_signatures", "computed_as_recorded", "computed_owners", "is_split",
+           "build_index", "wake_map", "code_stamp", "shared_objects_bytes", "shared_file_bytes", "named_targets", "SharedFile", "computed_signatures", "computed_as_recorded", "computed_owners", "is_split",
            "owner_of_binding", "claim_string", "claim_key", "is_policy", "policy_change_owners"]
