@@ -6,16 +6,12 @@ Objects are JSON-like dicts exactly as they appear in YAML (``apiVersion``, ``ki
 from __future__ import annotations
 
 import hashlib
-import uuid
 from functools import lru_cache
 from datetime import datetime, timedelta, timezone
 
 # A fixed namespace so permanent ids are deterministic: the same object key always gets the
 # same id, which keeps files stable across runs (Karmada uses random UUIDs; DESIGN §3.5).
-_ID_NAMESPACE = uuid.UUID("6c1f8f0e-4a5b-5b8e-9a63-6b61726d6163")
-
-
-_ID_NAMESPACE_BYTES = _ID_NAMESPACE.bytes
+_ID_NAMESPACE_BYTES = bytes.fromhex("6c1f8f0e4a5b5b8e9a636b61726d6163")  # the UUID 6c1f8f0e-4a5b-5b8e-9a63-6b61726d6163
 
 
 @lru_cache(maxsize=1 << 17)

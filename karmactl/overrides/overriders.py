@@ -11,8 +11,6 @@ import io
 import json
 
 import jsonpatch
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
 
 from karmactl.api.objects import deepcopy
 
@@ -195,7 +193,10 @@ def apply_label_annotation_overrider(obj: dict, overrider: dict, field: str) -> 
 
 # --- field -----------------------------------------------------------------------------------
 
-def _yaml() -> YAML:
+def _yaml():
+    """ruamel's pure safe YAML (imported here: a run without a YAML field overrider never needs it)."""
+    from ruamel.yaml import YAML
+
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = False
     yaml.allow_unicode = True  # go-yaml writes UTF-8 as is
@@ -234,6 +235,8 @@ def apply_field_overrider(obj: dict, overrider: dict) -> dict:
     if not isinstance(current, str):
         raise OverriderError(f"Get object's value by overrider's path({field_path}) is not string")
     if overrider.get("yaml"):
+        from ruamel.yaml.error import YAMLError
+
         try:
             doc = _yaml().load(current)
         except YAMLError as err:

@@ -283,6 +283,8 @@ def test_property_default_idempotent_and_pure(obj):
 def test_permanent_id_is_the_rfc4122_uuid5_of_the_key(parts):
     import uuid
 
-    from karmactl.api.objects import _ID_NAMESPACE, permanent_id
+    from karmactl.api.objects import _ID_NAMESPACE_BYTES, permanent_id
 
-    assert permanent_id(*parts) == str(uuid.uuid5(_ID_NAMESPACE, "/".join(parts)))
+    namespace = uuid.UUID("6c1f8f0e-4a5b-5b8e-9a63-6b61726d6163")  # the ids files already hold
+    assert _ID_NAMESPACE_BYTES == namespace.bytes
+    assert permanent_id(*parts) == str(uuid.uuid5(namespace, "/".join(parts)))

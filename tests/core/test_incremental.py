@@ -501,18 +501,22 @@ def test_a_file_rewritten_within_one_clock_tick_is_read_again(ran):
 
 
 @pytest.mark.parametrize("edit", ["in-place", "removed"])
-def test_a_forked_check_of_computed_files_sees_a_hand_edit(ran, monkeypatch, edit):
-    # at 10,000 templates a second process stats computed/ (runindex.computed_check); here with any count
+def test_a_split_check_of_computed_files_sees_a_hand_edit_in_any_directory(ran, monkeypatch, edit):
+    # at 10,000 templates computed/ is checked by two processes, the directories split between them
+    # (runindex.computed_check); here with any count, and an edit in each directory in turn
     monkeypatch.setattr(runindex, "FORK_CHECK_MIN", 1)
     used: list = []
     assert outcome(ran, NOW, used) == ("ok", []) and used == ["unchanged"]
-    work = sorted((ran / "computed" / "works").rglob("*.json"))[0]
-    original = work.read_bytes()
-    if edit == "in-place":  # same inode, same directory: only the file's own signature tells
-        with open(work, "r+b") as fh:
-            fh.write(original.replace(b'"labels": {', b'"labels": {"edited": "by-hand", ', 1))
-    else:
-        work.unlink()
-    assert outcome(ran, NOW, used) == ("ok", []) and used[-1] == "full: computed/ changed since the last run"
-    assert work.read_bytes() == original  # the full run wrote it back
-    assert outcome(ran, NOW, used) == ("ok", []) and used[-1] == "unchanged"
+    dirs = sorted({p.parent for p in (ran / "computed").rglob("*.json") if "events" not in p.parts})
+    assert len(dirs) > 3
+    for directory in dirs:
+        path = sorted(directory.glob("*.json"))[0]
+        if edit == "in-place":  # same inode, same directory: only the file's own signature tells
+            with open(path, "r+b") as fh:
+                fh.write(path.read_bytes().replace(b'"metadata": {', b'"metadata":  {', 1))
+        else:
+            path.unlink()
+        assert outcome(ran, NOW, used) == ("ok", []), path
+        assert used[-1] == "full: computed/ changed since the last run", path
+        assert path.exists()  # a removed file is computed again
+        assert outcome(ran, NOW, used) == ("ok", []) and used[-1] == "unchanged"
