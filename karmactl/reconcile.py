@@ -405,37 +405,28 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
         return True
     config = detector.DetectorConfig(skipped_namespaces=settings_of(sub).skipped_namespaces)
     normalize = lambda obj, src: normalize_object(obj, src, store.registry, owned=True, strict=True)  # noqa: E731
-    known = {}  # key -> file, of the files not re-read
     reread = set(plan.touched) | set(plan.removed)
     for rel in reread:  # the last run's versions of their policies
         if not take(shared.in_file(rel)):
             return None
+    held = index.objects_of(reread)  # what the files re-read held in the last run
+    shared_templates = [key for key, obj in sub.user.items() if detector.is_template(key, obj, config)]
     old_policies = {}  # key -> the last run's version, of the policies of the files re-read
-    holders = {}  # owner -> (template key, file) of the split templates of the files not re-read
-    every_template = {key: False for key, obj in sub.user.items() if detector.is_template(key, obj, config)}
-    for rel, objs in index.objects.items():
-        for g, k, ns, name, split in objs:
-            key = (g, k, ns, name)
+    templates = set()
+    for rel, objs in held.items():
+        for key, split in objs:
             if split:
-                every_template[key] = True
-            if rel not in reread:
-                known[key] = rel
-                if split:
-                    holders[runindex.owner_of_binding(template_binding_key(key))] = (key, rel)
-            elif not split:
+                templates.add(key)
+            else:
                 if not runindex.is_policy(key) or key not in sub.user:
                     why.append(f"{rel} holds objects other templates read")
                     return None  # a shared object changed (other than a policy)
                 old_policies[key] = sub.user.pop(key)  # its new version, if any, is read below
                 del sub.sources[key]
-    templates = set()
     sigs = {}
     entries = {}
     new_policies = {}
-    for rel in plan.removed:
-        templates.update(tuple(x[:4]) for x in index.objects[rel] if x[4])
     for rel in plan.touched:
-        templates.update(tuple(x[:4]) for x in index.objects.get(rel, ()) if x[4])
         path = store.root / rel
         try:
             sigs[rel] = file_signature(path)
@@ -448,22 +439,28 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
         for obj, i, ln in objs:
             key = key_of(obj)
             split = runindex.is_split(key, obj, config)
-            if key in sub.user or key in known or not (split or runindex.is_policy(key)):
+            if key in sub.user or index.held_elsewhere(key, reread) or not (split or runindex.is_policy(key)):
                 why.append(f"{rel} holds objects other templates read, or a duplicate")
                 return None  # a duplicate, or a shared object: the full run decides
             sub.user[key] = obj
             sub.sources[key] = Source(rel, i, ln)
             if split:
                 templates.add(key)
-                every_template[key] = True
             else:
                 new_policies[key] = obj
-            entries[rel].append([*key, split])
+            entries[rel].append((key, split))
     # a changed policy: the templates it selected or selects, or that it claims (runindex docs)
     changed_old = {k: o for k, o in old_policies.items() if new_policies.get(k) != o}
     changed_new = {k: o for k, o in new_policies.items() if old_policies.get(k) != o}
     reached = set()
     if changed_old or changed_new:
+        every_template = {key: False for key in shared_templates}
+        holders = {}  # owner -> (template key, file) of the split templates of the files not re-read
+        for key, rel in index.split_templates():
+            every_template[key] = True
+            if rel not in reread:
+                holders[runindex.owner_of_binding(template_binding_key(key))] = (key, rel)
+        every_template.update((key, True) for key in templates)
         reached, reason = runindex.policy_change_owners(changed_old, changed_new, every_template, index)
         if reached is None:
             why.append(reason)
@@ -490,8 +487,10 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
                 why.append(f"{rel} changed while it was read")
                 return None
     owners = {runindex.owner_of_binding(template_binding_key(k)) for k in templates} | plan.due | reached
-    for rel, owner in index.owners.items():
-        if owner == runindex.SHARED or owner in owners:
+    loaded = {}  # computed rel -> its owner in the last run
+    for owner in sorted(owners | {runindex.SHARED}):
+        for rel in index.by_owner.get(owner, ()):
+            loaded[rel] = owner
             try:
                 with open(store.root / rel, "rb") as fh:
                     obj = orjson.loads(fh.read())
@@ -550,38 +549,23 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
     writer.commit()
     report.changes = change_list(staged)
     # the index, updated for what this run read and wrote
-    detail = False  # whether an object list, owner or claim changed (the detail file is rewritten)
     for rel in plan.removed:
         runindex.grouped_set(index.files, rel, None)
-        del index.objects[rel]
-        detail = True
     for rel in plan.touched:
         runindex.grouped_set(index.files, rel, runindex.recorded_signature(sigs[rel], started_ns))
-        if index.objects.get(rel) != entries[rel]:
-            index.objects[rel] = entries[rel]
-            detail = True
+    detail = index.replace_objects(held, entries)
     owner_map = who.owner_map(store, after, keep=owned)
     for _i, _key, action, rel in staged:
         if not rel.startswith(EVENTS_DIR + "/"):
             if action == "delete":
-                runindex.grouped_set(index.computed, rel, None)
-                index.owners.pop(rel, None)
-                index.claims.pop(rel, None)
-                detail = True
+                detail |= index.record_computed(rel, None, was=loaded.get(rel))
             else:
                 sig = writer.written.get(rel)
                 if sig is None:
                     st = os.stat(store.root / rel)
                     sig = (st.st_mtime_ns, st.st_size, st.st_ino)
-                runindex.grouped_set(index.computed, rel, list(sig))
-                owner, claim = owner_map.get(rel, runindex.NO_OWNER)
-                if index.owners.get(rel) != owner or index.claims.get(rel, "") != claim:
-                    index.owners[rel] = owner
-                    if claim:
-                        index.claims[rel] = claim
-                    else:
-                        index.claims.pop(rel, None)
-                    detail = True
+                detail |= index.record_computed(rel, list(sig), *owner_map.get(rel, runindex.NO_OWNER),
+                                                was=loaded.get(rel))
     wakes = {o: t for o, t in index.wakes.items() if o not in owners}
     for owner, when in runindex.wake_map(wake_times(after, now, settings_of(after)), now).items():
         if owner in owners:

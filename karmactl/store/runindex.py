@@ -183,9 +183,11 @@ class RunIndex:
     (:func:`group`): ``files`` ``{dir: {name: sig}}`` of the user files, ``computed`` likewise of
     the computed files; ``wakes`` ``{owner: RFC 3339}``, ``warnings`` ``[str]``, ``now`` the run's
     clock, ``tag`` what made it, ``token`` the shared file's. The detail (:func:`read_detail`,
-    None until read): ``objects`` ``{file rel: [[group, kind, namespace, name, split], ...]}``,
-    ``owners`` ``{computed rel: owner}``, ``claims`` ``{computed rel: claim}`` (non-empty claims
-    only), ``detail`` its token."""
+    None until read): ``where`` ``{key string: "1" or "0" (split or not) + file rel}`` of every
+    object the user files held (:func:`key_string`), ``by_owner`` ``{owner: [computed rel]}``,
+    ``claims`` ``{computed rel: claim}`` (non-empty claims only), ``detail`` its token. Maps keyed
+    by strings with string values decode several times faster than lists of lists: a partial run
+    reads them whole."""
 
     tag: str
     now: str
@@ -194,10 +196,84 @@ class RunIndex:
     wakes: dict = field(default_factory=dict)
     warnings: list = field(default_factory=list)
     token: str = ""
-    objects: dict | None = None
-    owners: dict | None = None
+    where: dict | None = None
+    by_owner: dict | None = None
     claims: dict | None = None
     detail: str = ""
+
+    def objects_of(self, rels) -> dict:
+        """``{file rel: [(key, split)]}`` of the objects the files ``rels`` held (detail read)."""
+        out: dict = {}
+        for kstr, value in self.where.items():
+            rel = value[1:]
+            if rel in rels:
+                out.setdefault(rel, []).append((string_key(kstr), value[0] == "1"))
+        return out
+
+    def held_elsewhere(self, key, rels) -> bool:
+        """Whether a user file other than those of ``rels`` held ``key`` (detail read)."""
+        value = self.where.get(key_string(key))
+        return value is not None and value[1:] not in rels
+
+    def split_templates(self):
+        """Yield ``(key, file rel)`` of every split template the user files held (detail read)."""
+        for kstr, value in self.where.items():
+            if value[0] == "1":
+                yield string_key(kstr), value[1:]
+
+    def replace_objects(self, old: dict, new: dict) -> bool:
+        """Record that the files of ``old`` (:meth:`objects_of`) now hold ``new`` (``{file rel:
+        [(key, split)]}``, empty for a removed file); whether that changes the detail."""
+        if all(set(old.get(rel, ())) == set(new.get(rel, ())) for rel in set(old) | set(new)):
+            return False
+        for objs in old.values():
+            for key, _split in objs:
+                self.where.pop(key_string(key), None)
+        for rel, objs in new.items():
+            for key, split in objs:
+                self.where[key_string(key)] = ("1" if split else "0") + rel
+        return True
+
+    def record_computed(self, rel: str, sig, owner: str = SHARED, claim: str = "", was=None) -> bool:
+        """Record a computed file a partial run wrote (``sig`` ``[mtime_ns, size, inode]``, its
+        ``owner`` and ``claim``) or removed (``sig`` None); ``was`` its owner in the last run when
+        the run read it. Whether that changes the detail (read)."""
+        existed = grouped_get(self.computed, rel) is not None
+        grouped_set(self.computed, rel, sig)
+        if existed and was is None:  # a file the run did not read: find its old owner
+            was = next((o for o, rels in self.by_owner.items() if rel in rels), None)
+        if sig is None:
+            if was is not None:
+                self.by_owner[was].remove(rel)
+            self.claims.pop(rel, None)
+            return True
+        changed = False
+        if was != owner:
+            if was is not None:
+                self.by_owner[was].remove(rel)
+            self.by_owner.setdefault(owner, []).append(rel)
+            changed = True
+        if self.claims.get(rel, "") != claim:
+            if claim:
+                self.claims[rel] = claim
+            else:
+                self.claims.pop(rel, None)
+            changed = True
+        return changed
+
+    def owner_of(self) -> dict:
+        """``{computed rel: owner}`` (detail read)."""
+        return {rel: owner for owner, rels in self.by_owner.items() for rel in rels}
+
+
+def key_string(key) -> str:
+    """``"<group>/<kind>/<namespace>/<name>"`` of an object key (names hold no ``/``)."""
+    return "/".join(key)
+
+
+def string_key(text: str) -> tuple:
+    """The key of a :func:`key_string`."""
+    return tuple(text.split("/", 3))
 
 
 def group(sigs: dict) -> dict:
@@ -282,21 +358,21 @@ def read_index(root, tag: str) -> RunIndex | None:
 
 
 def read_detail(root, index: RunIndex) -> bool:
-    """Fill ``index.objects``, ``owners`` and ``claims`` from the detail file (once); False when
+    """Fill ``index.where``, ``by_owner`` and ``claims`` from the detail file (once); False when
     it is missing, corrupt or not the index's (its token)."""
-    if index.objects is not None:
+    if index.where is not None:
         return True
     try:
         with open(_detail_path(root), "rb") as fh:
             data = orjson.loads(fh.read())
         if data.get("token") != index.detail or not index.detail:
             return False
-        objects, owners, claims = data["objects"], data["owners"], data["claims"]
-        if not all(isinstance(m, dict) for m in (objects, owners, claims)):
+        where, by_owner, claims = data["where"], data["byOwner"], data["claims"]
+        if not all(isinstance(m, dict) for m in (where, by_owner, claims)):
             return False
     except (OSError, ValueError, KeyError, AttributeError):
         return False
-    index.objects, index.owners, index.claims = objects, owners, claims
+    index.where, index.by_owner, index.claims = where, by_owner, claims
     return True
 
 
@@ -382,7 +458,7 @@ def write_index(root, index: RunIndex, shared: bytes | None = None, detail: bool
         if detail:
             index.detail = secrets.token_hex(8)
             write_atomic(_detail_path(root), orjson.dumps({
-                "token": index.detail, "objects": index.objects, "owners": index.owners, "claims": index.claims}))
+                "token": index.detail, "where": index.where, "byOwner": index.by_owner, "claims": index.claims}))
         write_atomic(index_path(root), orjson.dumps({
             "format": FORMAT, "tag": index.tag, "now": index.now, "token": index.token, "detail": index.detail,
             "files": index.files, "computed": index.computed, "wakes": index.wakes, "warnings": index.warnings}))
@@ -477,7 +553,7 @@ def computed_owners(root, index: RunIndex) -> dict | None:
     what several templates read): which template's results each computed file holds, as the index
     recorded it; None when the index's detail cannot be read (:func:`read_detail`). ``root`` is the
     state directory."""
-    return index.owners if read_detail(root, index) else None
+    return index.owner_of() if read_detail(root, index) else None
 
 
 def _within(d: str, dirs) -> bool:
@@ -564,19 +640,20 @@ def build_index(store, before, owners: dict, wakes: dict, warnings: list, now: s
     sharded run lets go of the objects before it ends). Computed files are stat'ed now (after the
     commit), but for those in ``written`` (:func:`computed_signatures`)."""
     files = group({rel: recorded_signature(sig, started_ns) for rel, sig in store.loaded_signatures.items()})
-    objects: dict = {rel: [] for rel in store.loaded_signatures}
+    where: dict = {}
     for key, src in before.sources.items():
-        entry = objects.get(src.path)
-        if entry is not None:
-            entry.append([*key, key in split if split is not None else is_split(key, before.user[key], config)])
+        if src.path in store.loaded_signatures:
+            split_ = key in split if split is not None else is_split(key, before.user[key], config)
+            where[key_string(key)] = ("1" if split_ else "0") + src.path
     computed = computed_signatures(store.root, written)
-    who, claims = {}, {}
+    by_owner: dict = {}
+    claims: dict = {}
     for rel, _sig in grouped_items(computed):
         owner, claim = owners.get(rel, NO_OWNER)
-        who[rel] = owner
+        by_owner.setdefault(owner, []).append(rel)
         if claim:
             claims[rel] = claim
-    return RunIndex(tag, now, files, computed, wakes, list(warnings), objects=objects, owners=who, claims=claims)
+    return RunIndex(tag, now, files, computed, wakes, list(warnings), where=where, by_owner=by_owner, claims=claims)
 
 
 def is_policy(key) -> bool:
@@ -607,10 +684,11 @@ def policy_change_owners(old: dict, new: dict, templates: dict, index: RunIndex)
     """
     changed = set(old) | set(new)
     claims = []
+    owner_of = index.owner_of()
     for rel, claim in index.claims.items():
         pkey = claim_key(claim)
         if pkey in changed:
-            claims.append((index.owners[rel], pkey))  # the owner string stands for the claiming binding
+            claims.append((owner_of[rel], pkey))  # the owner string stands for the claiming binding
     owners: set = set()
     for version in (old, new):
         for pkey, reached in sorted(reach_of(version, templates, claims).items()):
@@ -703,11 +781,7 @@ def plan(store, index: RunIndex | None, now: str) -> Plan:
         # the files holding the templates of due owners are recomputed too
         if not read_detail(store.root, index):
             return Plan("full", "the index's detail is missing")
-        holders = {}
-        for rel, objs in index.objects.items():
-            for g, k, ns, name, split in objs:
-                if split:
-                    holders[owner_of_binding(template_binding_key((g, k, ns, name)))] = rel
+        holders = {owner_of_binding(template_binding_key(key)): rel for key, rel in index.split_templates()}
         for owner in sorted(due):
             rel = holders.get(owner)
             if rel is not None and rel not in touched and grouped_get(files, rel) is not None and rel not in removed:
@@ -718,6 +792,6 @@ def plan(store, index: RunIndex | None, now: str) -> Plan:
 
 
 __all__ = ["RunIndex", "Plan", "Owners", "plan", "read_index", "read_detail", "read_shared", "write_index", "drop_index",
-           "group", "grouped_items", "grouped_get", "grouped_set",
+           "group", "grouped_items", "grouped_get", "grouped_set", "key_string", "string_key",
            "build_index", "wake_map", "code_stamp", "shared_objects_bytes", "shared_file_bytes", "named_targets", "SharedFile", "computed_signatures", "computed_as_recorded", "computed_owners", "is_split",
            "owner_of_binding", "claim_string", "claim_key", "is_policy", "policy_change_owners"]
