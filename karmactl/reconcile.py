@@ -489,7 +489,7 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
     owners = {runindex.owner_of_binding(template_binding_key(k)) for k in templates} | plan.due | reached
     loaded = {}  # computed rel -> its owner in the last run
     for owner in sorted(owners | {runindex.SHARED}):
-        for rel in index.by_owner.get(owner, ()):
+        for rel in index.files_of(owner):
             loaded[rel] = owner
             try:
                 with open(store.root / rel, "rb") as fh:

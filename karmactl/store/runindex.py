@@ -190,7 +190,8 @@ class RunIndex:
     the computed files; ``wakes`` ``{owner: RFC 3339}``, ``warnings`` ``[str]``, ``now`` the run's
     clock, ``tag`` what made it, ``token`` the shared file's. The detail (:func:`read_detail`,
     None until read): ``where`` ``{key string: "1" or "0" (split or not) + file rel}`` of every
-    object the user files held (:func:`key_string`), ``by_owner`` ``{owner: [computed rel]}``,
+    object the user files held (:func:`key_string`), ``by_owner`` ``{owner: computed rels joined by
+    newlines}`` (:meth:`files_of`),
     ``claims`` ``{computed rel: claim}`` (non-empty claims only), ``detail`` its token. Maps keyed
     by strings with string values decode several times faster than lists of lists: a partial run
     reads them whole."""
@@ -247,17 +248,17 @@ class RunIndex:
         existed = grouped_get(self.computed, rel) is not None
         grouped_set(self.computed, rel, sig)
         if existed and was is None:  # a file the run did not read: find its old owner
-            was = next((o for o, rels in self.by_owner.items() if rel in rels), None)
+            was = next((o for o in self.by_owner if rel in self.files_of(o)), None)
         if sig is None:
             if was is not None:
-                self.by_owner[was].remove(rel)
+                self._set_files(was, [r for r in self.files_of(was) if r != rel])
             self.claims.pop(rel, None)
             return True
         changed = False
         if was != owner:
             if was is not None:
-                self.by_owner[was].remove(rel)
-            self.by_owner.setdefault(owner, []).append(rel)
+                self._set_files(was, [r for r in self.files_of(was) if r != rel])
+            self._set_files(owner, self.files_of(owner) + [rel])
             changed = True
         if self.claims.get(rel, "") != claim:
             if claim:
@@ -269,7 +270,18 @@ class RunIndex:
 
     def owner_of(self) -> dict:
         """``{computed rel: owner}`` (detail read)."""
-        return {rel: owner for owner, rels in self.by_owner.items() for rel in rels}
+        return {rel: owner for owner in self.by_owner for rel in self.files_of(owner)}
+
+    def files_of(self, owner: str) -> list:
+        """The computed files (relative paths) of ``owner`` (detail read)."""
+        joined = self.by_owner.get(owner)
+        return joined.split("\n") if joined else []
+
+    def _set_files(self, owner: str, rels: list) -> None:
+        if rels:
+            self.by_owner[owner] = "\n".join(rels)
+        else:
+            self.by_owner.pop(owner, None)
 
 
 def key_string(key) -> str:
@@ -659,6 +671,7 @@ def build_index(store, before, owners: dict, wakes: dict, warnings: list, now: s
         by_owner.setdefault(owner, []).append(rel)
         if claim:
             claims[rel] = claim
+    by_owner = {owner: "\n".join(rels) for owner, rels in by_owner.items()}
     return RunIndex(tag, now, files, computed, wakes, list(warnings), where=where, by_owner=by_owner, claims=claims)
 
 
