@@ -550,9 +550,9 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
     report.changes = change_list(staged)
     # the index, updated for what this run read and wrote
     for rel in plan.removed:
-        runindex.grouped_set(index.files, rel, None)
+        index.files.set(rel, None)
     for rel in plan.touched:
-        runindex.grouped_set(index.files, rel, runindex.recorded_signature(sigs[rel], started_ns))
+        index.files.set(rel, runindex.recorded_signature(sigs[rel], started_ns))
     detail = index.replace_objects(held, entries)
     owner_map = who.owner_map(store, after, keep=owned)
     for _i, _key, action, rel in staged:
@@ -571,6 +571,8 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
         if owner in owners:
             wakes[owner] = when
     index.wakes, index.warnings, index.now = wakes, list(report.warnings), now
+    index.files.relist(store.root)
+    index.computed.relist(store.root)
     runindex.write_index(store.root, index, shared_bytes, detail)
     report.incremental = f"partial: {len(templates)} template(s)"
     if changed_old or changed_new:

@@ -185,19 +185,19 @@ class StateStore:
             InputError: a symlinked file leads outside the state directory, or ``.karmactlignore``
                 cannot be read.
         """
-        found = [(f"{d}/{entry.name}" if d else entry.name) for d, entry in self.scan_user_files()]
+        found = [(f"{d}/{entry.name}" if d else entry.name) for d, entries in self.scan_user_dirs() for entry in entries]
         found.sort(key=lambda rel: rel.split("/"))  # Path's order (by parts), without building Paths
         return [self._root_prefix + rel for rel in found]
 
-    def scan_user_files(self):
-        """Yield ``(directory, os.DirEntry)`` for every file of :meth:`user_files`, unsorted:
-        ``directory`` relative to the state directory (``""`` for its top), the entry's ``name``
-        the file's. The one rule :meth:`user_file_names` and the run index
-        (``karmactl/store/runindex.py``) follow.
+    def scan_user_dirs(self):
+        """Yield ``(directory, [os.DirEntry])`` for every directory holding files of
+        :meth:`user_files` and those files, unsorted: ``directory`` relative to the state directory
+        (``""`` for its top), each entry's ``name`` a file's. The one rule :meth:`user_file_names`
+        and the run index (``karmactl/store/runindex.py``) follow.
 
-        Each directory is listed through an open descriptor, so ``entry.stat()`` (which follows
-        a symlink, as ``os.stat`` does) looks the file up in it instead of resolving its whole
-        path: call it before the next entry is yielded, while that descriptor is open.
+        Each directory is listed through an open descriptor, kept open while its entries are
+        yielded, so ``entry.stat()`` (which follows a symlink, as ``os.stat`` does) looks the file
+        up in it instead of resolving its whole path: stat them before asking for the next one.
 
         Raises:
             InputError: a symlinked file leads outside the state directory, or ``.karmactlignore``
@@ -212,6 +212,7 @@ class StateStore:
             d, rel = stack.pop()
             fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
             try:
+                files = []
                 with os.scandir(fd) as it:
                     for entry in it:
                         name = entry.name
@@ -239,7 +240,9 @@ class StateStore:
                                         check_inside(self.root, os.path.join(d, name))
                                     except OutsideStateError as exc:
                                         raise InputError(str(exc), sub) from None
-                            yield rel, entry
+                            files.append(entry)
+                if files:
+                    yield rel, files
             finally:
                 os.close(fd)
 
