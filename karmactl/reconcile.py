@@ -388,18 +388,17 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
         sub.sources[key] = Source(path, doc, line)
         if key[:2] == ("apiextensions.k8s.io", "CustomResourceDefinition"):
             store.registry.add_crd(obj)
-    decoded: set = set()  # the shared file's policies that name their templates, decoded on demand
+    decoded: dict = {}  # index -> key of the shared file's policies that name their templates, decoded on demand
 
     def take(indices) -> bool:
         for i in indices:
             if i not in decoded:
-                decoded.add(i)
                 try:
                     obj, path, doc, line = shared.entry(i)
                 except ValueError:
                     why.append("the index's shared objects are damaged")
                     return False
-                key = key_of(obj)
+                key = decoded[i] = key_of(obj)
                 sub.user[key] = obj
                 sub.sources[key] = Source(path, doc, line)
         return True
@@ -454,9 +453,13 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
     changed_new = {k: o for k, o in new_policies.items() if old_policies.get(k) != o}
     reached = set()
     if changed_old or changed_new:
+        # the templates their selectors can name (reach_of matches by kind and name); any other
+        # selector makes policy_change_owners answer None
+        names = {target.split("/", 1)[1] for version in (changed_old, changed_new) for key, obj in version.items()
+                 for target in runindex.named_targets(key, obj) or ()}
         every_template = {key: False for key in shared_templates}
-        holders = {}  # owner -> (template key, file) of the split templates of the files not re-read
-        for key, rel in index.split_templates():
+        holders = {}  # owner -> (template key, file) of those templates in files not re-read
+        for key, rel in index.split_templates(names):
             every_template[key] = True
             if rel not in reread:
                 holders[runindex.owner_of_binding(template_binding_key(key))] = (key, rel)
@@ -509,10 +512,16 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
             return None
     shared_bytes = None
     if old_policies or new_policies:  # the shared file gets the policies (and sources) of this run
-        shared_bytes = runindex.shared_file_bytes(
-            [(k, [o, sub.sources[k].path, sub.sources[k].index, sub.sources[k].line])
-             for k, o in sub.user.items() if not runindex.is_split(k, o, config) and k in sub.sources],
-            shared.carried(decoded))
+        if not any(entry[1] in reread for entry in shared.objects):  # in place, when only named policies moved
+            shared_bytes = shared.replaced(
+                {i: decoded[i] for rel in reread for i in shared.in_file(rel)},
+                [(k, [o, sub.sources[k].path, sub.sources[k].index, sub.sources[k].line])
+                 for k, o in new_policies.items()])
+        if shared_bytes is None:
+            shared_bytes = runindex.shared_file_bytes(
+                [(k, [o, sub.sources[k].path, sub.sources[k].index, sub.sources[k].line])
+                 for k, o in sub.user.items() if not runindex.is_split(k, o, config) and k in sub.sources],
+                shared.carried(decoded))
         if shared_bytes is None:
             why.append("a policy cannot be kept in the index")
             return None

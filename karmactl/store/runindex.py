@@ -354,10 +354,11 @@ class RunIndex:
         value = self.where.get(key_string(key))
         return value is not None and value[1:] not in rels
 
-    def split_templates(self):
-        """Yield ``(key, file rel)`` of every split template the user files held (detail read)."""
+    def split_templates(self, names=None):
+        """Yield ``(key, file rel)`` of every split template the user files held (detail read), or
+        of those whose name is in ``names``."""
         for kstr, value in self.where.items():
-            if value[0] == "1":
+            if value[0] == "1" and (names is None or kstr.rpartition("/")[2] in names):
                 yield string_key(kstr), value[1:]
 
     def replace_objects(self, old: dict, new: dict) -> bool:
@@ -403,6 +404,14 @@ class RunIndex:
     def owner_of(self) -> dict:
         """``{computed rel: owner}`` (detail read)."""
         return {rel: owner for owner in self.by_owner for rel in self.files_of(owner)}
+
+    def owners_of(self, rels) -> dict:
+        """``{computed rel: owner}`` of some files (detail read), without splitting every owner's list."""
+        out: dict = {}
+        for owner, joined in self.by_owner.items():
+            if any(rel in joined for rel in rels):
+                out.update((rel, owner) for rel in joined.split("\n") if rel in rels)
+        return out
 
     def files_of(self, owner: str) -> list:
         """The computed files (relative paths) of ``owner`` (detail read)."""
@@ -507,7 +516,7 @@ class SharedFile:
         self._offsets: list = header["offsets"]
         self._body = body
         if not all(isinstance(m, dict) for m in (self._names, self._paths, self._keys)) or \
-                not isinstance(self.objects, list) or len(self._offsets) != len(self._keys) + 1 or \
+                not isinstance(self.objects, list) or len(self._offsets) < len(self._keys) + 1 or \
                 self._offsets[-1] != len(body):
             raise ValueError("inconsistent shared file")
 
@@ -531,6 +540,51 @@ class SharedFile:
     def entry(self, i: int) -> list:
         """Policy ``i``'s ``[object, path, document index, line]``, decoded (raises ValueError)."""
         return orjson.loads(self.raw(i))
+
+    def replaced(self, dropped: dict, added: list) -> bytes | None:
+        """The shared file's body (without its token) after a partial run that read some user
+        files again: the policies ``dropped`` (``{index: key}``, those the files held) are no
+        longer found, the ``added`` ones (``[(key, [object, path, document index, line])]``, what
+        the files hold now: policies that name their templates) are appended; every other byte
+        is kept (the dropped texts stay as dead bytes until a full run writes the file anew).
+        None when the dead bytes would pass half the body, or a policy added does not name its
+        templates: the caller writes the file anew (:func:`shared_file_bytes`)."""
+        names = {t: list(indices) for t, indices in self._names.items()}
+        paths = {p: list(indices) for p, indices in self._paths.items()}
+        keys = dict(self._keys)
+        for i, key in dropped.items():
+            obj = self.entry(i)
+            for target in named_targets(key, obj[0]) or ():
+                names[target] = [j for j in names.get(target, ()) if j != i]
+                if not names[target]:
+                    del names[target]
+            paths[obj[1]] = [j for j in paths.get(obj[1], ()) if j != i]
+            if not paths[obj[1]]:
+                del paths[obj[1]]
+            keys.pop(f"{key[1]}/{key[2]}/{key[3]}", None)
+        offsets = list(self._offsets)
+        blobs = []
+        for key, entry in added:
+            targets = named_targets(key, entry[0])
+            if targets is None:
+                return None
+            try:
+                blob = orjson.dumps(entry)
+            except TypeError:
+                return None
+            i = len(offsets) - 1
+            blobs.append(blob)
+            offsets.append(offsets[-1] + len(blob))
+            for target in targets:
+                names.setdefault(target, []).append(i)
+            paths.setdefault(entry[1], []).append(i)
+            keys[f"{key[1]}/{key[2]}/{key[3]}"] = i
+        live = sum(offsets[i + 1] - offsets[i] for i in keys.values())
+        if offsets[-1] > 2 * live + 65536:
+            return None
+        header = orjson.dumps({"objects": self.objects, "names": names, "paths": paths, "keys": keys,
+                               "offsets": offsets})
+        return header + b"\n" + bytes(self._body) + b"".join(blobs)
 
     def carried(self, decoded: set) -> list:
         """What :func:`shared_file_bytes` carries over from this file (its ``kept``): the policies
@@ -806,21 +860,20 @@ def policy_change_owners(old: dict, new: dict, templates: dict, index: RunIndex)
         old: ``{policy key: object}``, the last run's versions of the changed policies (none for an
             added one).
         new: ``{policy key: object}``, their versions now (none for a removed one).
-        templates: ``{template key: split}`` of every resource template known to the run, last
-            run's and this one's (split: :func:`is_split`; the others are Namespaces and Services).
+        templates: ``{template key: split}`` of the resource templates known to the run, last
+            run's and this one's (split: :func:`is_split`; the others are Namespaces and Services):
+            at least those of the kinds and names the changed policies' selectors name
+            (:func:`named_targets`; ``reach_of`` matches by kind and name only).
         index: the last run's index, its detail read (the owners and claims of its results).
 
     Returns:
         ``(owners, "")``, or ``(None, reason)`` when a changed policy may select any template (a
         resource selector without ``name``) or reaches a template other templates read.
     """
-    changed = set(old) | set(new)
-    claims = []
-    owner_of = index.owner_of()
-    for rel, claim in index.claims.items():
-        pkey = claim_key(claim)
-        if pkey in changed:
-            claims.append((owner_of[rel], pkey))  # the owner string stands for the claiming binding
+    changed = {f"{k[1]}/{k[2]}/{k[3]}": k for k in set(old) | set(new)}
+    hits = [(rel, changed[claim]) for rel, claim in index.claims.items() if claim in changed]
+    owner_of = index.owners_of([rel for rel, _pkey in hits])
+    claims = [(owner_of[rel], pkey) for rel, pkey in hits]  # the owner string stands for the claiming binding
     owners: set = set()
     for version in (old, new):
         for pkey, reached in sorted(reach_of(version, templates, claims).items()):

@@ -429,6 +429,17 @@ def pin(target: str, priority: int = 5, clusters: tuple = ("member1",), kind: st
          {"app0", "app20"}),
     ], id="named-policies"),
     pytest.param([
+        # pin claims app1; pin2 names it too but does not claim it
+        ([pin("app1")], "partial: 1 template(s), 1 policy(ies) changed", {"app1"}),
+        ([(named_policy, "pin2", "app1", 1, ("member2",), False, "PropagationPolicy")],
+         "partial: 1 template(s), 1 policy(ies) changed", set()),
+        # pin2 edited: the shared file keeps it in place of its old version
+        ([(named_policy, "pin2", "app1", 1, ("member3",), False, "PropagationPolicy")],
+         "partial: 1 template(s), 1 policy(ies) changed", set()),
+        # pin removed: the run must find pin2's new version by the name it selects, and app1 goes to it
+        ([(remove_named_policy, "pin")], "partial: 1 template(s), 1 policy(ies) changed", {"app1"}),
+    ], id="a-policy-rewritten-in-the-shared-file-is-found-by-name"),
+    pytest.param([
         ([(edit_policy, "web", None, 3)], "full: PropagationPolicy default/web changed and selects without a name",
          None),
         ([(kind_policy, True)], "full: ClusterPropagationPolicy every-deployment changed and selects without a name",
