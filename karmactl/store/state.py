@@ -190,8 +190,8 @@ class StateStore:
         return [self._root_prefix + rel for rel in found]
 
     def scan_user_dirs(self):
-        """Yield ``(directory, [os.DirEntry])`` for every directory holding files of
-        :meth:`user_files` and those files, unsorted: ``directory`` relative to the state directory
+        """Yield ``(directory, [os.DirEntry])`` for every directory the files of :meth:`user_files`
+        are looked for in, with those it holds (possibly none), unsorted (:func:`walk_listed`): ``directory`` relative to the state directory
         (``""`` for its top), each entry's ``name`` a file's. The one rule :meth:`user_file_names`
         and the run index (``karmactl/store/runindex.py``) follow.
 
@@ -206,45 +206,36 @@ class StateStore:
         if not self.root.is_dir():
             return
         ignore = self.ignore_spec()
-        top = str(self.root)
-        stack = [(top, "")]
-        while stack:
-            d, rel = stack.pop()
-            fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
-            try:
-                files = []
-                with os.scandir(fd) as it:
-                    for entry in it:
-                        name = entry.name
-                        if entry.is_dir(follow_symlinks=False):
-                            if (not rel and name in _SKIP_DIRS) or name.startswith("."):
-                                continue
-                            sub = f"{rel}/{name}" if rel else name
-                            if ignore is not None and ignore.match_file(sub + "/"):
-                                _note(f"ignoring {sub}/: excluded by {IGNORE_FILE}")
-                                continue
-                            path = os.path.join(d, name)
-                            if os.path.isfile(os.path.join(path, "Chart.yaml")):
-                                _note(f"ignoring {sub}/: a Helm chart (render it with `helm template` to apply "
-                                      f"its objects)")
-                                continue
-                            stack.append((path, sub))
-                        elif name.endswith((".yaml", ".yml", ".json")) and not name.startswith("."):
-                            if ignore is not None or entry.is_symlink():
-                                sub = f"{rel}/{name}" if rel else name
-                                if ignore is not None and ignore.match_file(sub):
-                                    _note(f"ignoring {sub}: excluded by {IGNORE_FILE}")
-                                    continue
-                                if entry.is_symlink():
-                                    try:
-                                        check_inside(self.root, os.path.join(d, name))
-                                    except OutsideStateError as exc:
-                                        raise InputError(str(exc), sub) from None
-                            files.append(entry)
-                if files:
-                    yield rel, files
-            finally:
-                os.close(fd)
+
+        def subdir(d: str, rel: str, name: str) -> str | None:
+            if (not rel and name in _SKIP_DIRS) or name.startswith("."):
+                return None
+            sub = f"{rel}/{name}" if rel else name
+            if ignore is not None and ignore.match_file(sub + "/"):
+                _note(f"ignoring {sub}/: excluded by {IGNORE_FILE}")
+                return None
+            if os.path.isfile(os.path.join(d, name, "Chart.yaml")):
+                _note(f"ignoring {sub}/: a Helm chart (render it with `helm template` to apply its objects)")
+                return None
+            return sub
+
+        def wanted(d: str, rel: str, entry) -> bool:
+            name = entry.name
+            if not name.endswith((".yaml", ".yml", ".json")) or name.startswith("."):
+                return False
+            if ignore is not None or entry.is_symlink():
+                sub = f"{rel}/{name}" if rel else name
+                if ignore is not None and ignore.match_file(sub):
+                    _note(f"ignoring {sub}: excluded by {IGNORE_FILE}")
+                    return False
+                if entry.is_symlink():
+                    try:
+                        check_inside(self.root, os.path.join(d, name))
+                    except OutsideStateError as exc:
+                        raise InputError(str(exc), sub) from None
+            return True
+
+        yield from walk_listed([(str(self.root), "")], subdir, wanted)
 
     def ignore_spec(self):
         """The patterns of ``<state>/.karmactlignore`` (gitignore syntax, paths relative to the
@@ -780,9 +771,34 @@ def scan_computed_dirs(root, start=None, skip=()):
         base = os.path.join(str(root), COMPUTED_DIR)
         if not os.path.isdir(base):
             return
-        stack = [(base, COMPUTED_DIR)]
+        top = [(base, COMPUTED_DIR)]
     else:
-        stack = [(os.path.join(str(root), rel), rel) for rel in start]
+        top = [(os.path.join(str(root), rel), rel) for rel in start]
+
+    def subdir(_d: str, rel: str, name: str) -> str | None:
+        sub = f"{rel}/{name}"
+        return None if (rel == COMPUTED_DIR and name == "events") or sub in skip else sub
+
+    def wanted(_d: str, _rel: str, entry) -> bool:  # a symlinked directory is neither entered nor read
+        return entry.name.endswith(".json") and not entry.name.startswith(".") and not entry.is_dir()
+
+    yield from walk_listed(top, subdir, wanted)
+
+
+def walk_listed(top: list, subdir, wanted):
+    """Walk directory trees, yielding ``(relative path, [os.DirEntry])`` per directory with the
+    entries ``wanted(path, rel, entry)`` accepts among those that are not directories (symlinks to
+    directories included). ``top``: ``[(path, rel)]`` to start from; a directory entry is entered
+    when ``subdir(path, rel, name)`` gives its relative path (None: not entered).
+
+    Each directory is listed through an open descriptor, kept open while its entries are yielded,
+    so ``entry.stat()`` looks the file up in it instead of resolving its whole path again: stat
+    the entries before asking for the next directory (``entry.path`` is the bare name).
+
+    Raises:
+        OSError: a directory cannot be opened.
+    """
+    stack = list(top)
     while stack:
         d, rel = stack.pop()
         fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
@@ -791,12 +807,10 @@ def scan_computed_dirs(root, start=None, skip=()):
             with os.scandir(fd) as it:
                 for entry in it:
                     if entry.is_dir(follow_symlinks=False):
-                        sub = f"{rel}/{entry.name}"
-                        if not (rel == COMPUTED_DIR and entry.name == "events") and sub not in skip:
+                        sub = subdir(d, rel, entry.name)
+                        if sub is not None:
                             stack.append((os.path.join(d, entry.name), sub))
-                    elif entry.is_dir():
-                        continue  # a symlinked directory is not entered
-                    elif entry.name.endswith(".json") and not entry.name.startswith("."):
+                    elif wanted(d, rel, entry):
                         files.append(entry)
             yield rel, files
         finally:
