@@ -52,10 +52,19 @@ def _read(root, rel: str) -> list[dict] | None:
     """
     try:
         with open(os.path.join(str(root), rel), "rb") as fh:
-            data = orjson.loads(fh.read())
+            raw = fh.read()
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
+        raise InputError(f"cannot read event file (delete it): {exc}", rel) from None
+    return _items_of(raw, rel)
+
+
+def _items_of(raw: bytes, rel: str) -> list[dict]:
+    """The Events of a stored EventList's bytes (raises InputError naming ``rel``)."""
+    try:
+        data = orjson.loads(raw)
+    except ValueError as exc:
         raise InputError(f"cannot read event file (delete it): {exc}", rel) from None
     items = data.get("items") if isinstance(data, dict) else None
     if not isinstance(items, list) or not all(isinstance(e, dict) for e in items):
@@ -256,6 +265,37 @@ def unpack_events(packed: tuple) -> dict:
     return out
 
 
+def _kept_items(root, rel: str, leave_out) -> list[tuple]:
+    """:func:`event_items` of the stored Events of one file but those regarding ``leave_out``
+    objects. A file as :func:`event_list_bytes` wrote it is cut into its items' bytes, which are
+    kept as they are (about a tenth of the time of writing them again); any other is encoded again.
+
+    Raises:
+        InputError: an unreadable or malformed file (named).
+    """
+    path = os.path.join(str(root), rel)
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise InputError(f"cannot read event file (delete it): {exc}", rel) from None
+    events = _items_of(raw, rel)
+    spans = None
+    if raw.startswith(_LIST_HEAD) and raw.endswith(_LIST_TAIL):
+        # items are joined by ",\n" and each starts with "    {": nested values are indented deeper
+        # and JSON strings hold no raw newline, so this cuts exactly between items
+        parts = raw[len(_LIST_HEAD):-len(_LIST_TAIL)].split(b",\n    {")
+        if len(parts) == len(events):
+            spans = [parts[0]] + [b"    {" + part for part in parts[1:]]
+    kept = [i for i, e in enumerate(events) if regarding_key(e.get("regarding") or {}) not in leave_out]
+    if spans is None:
+        return event_items(events[i] for i in kept)
+    return [(f"{last_seen(events[i])}\0{events[i]['metadata']['name']}".encode("utf-8", "surrogatepass"), spans[i])
+            for i in kept]
+
+
 def stage_merged(root, writer: TreeWriter, parts: list[dict]) -> list[tuple]:
     """Stage each Event file that :func:`merge_derived` results (of the shards of a run) change:
     the file's stored Events of other objects, as they are, with the merged Events of the objects
@@ -279,12 +319,12 @@ def stage_merged(root, writer: TreeWriter, parts: list[dict]) -> list[tuple]:
     changes = []
     for rel in sorted(files):
         objs, items = files.pop(rel)
-        old = _read(root, rel) or []
-        items = event_items(e for e in old if regarding_key(e.get("regarding") or {}) not in objs) + items
+        old = _kept_items(root, rel, objs)
+        items = old + items
         ns, name = rel[len(EVENTS_DIR) + 1:-len(".json")].split("/")
         key = (*EVENT_LIST_KEY, ns, name)
         if not items:
-            if old:
+            if os.path.exists(os.path.join(str(root), rel)):
                 writer.delete(rel)
                 changes.append((CHANGE_INDEX, key, "delete", rel))
             continue

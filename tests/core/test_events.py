@@ -524,3 +524,29 @@ def test_event_files_are_joined_from_bytes_exactly_as_the_list_would_be_written(
     objs, items = unpack_events(buffer.packed())["computed/events/default/deployment.apps.01.json"]
     assert objs == {("apps", "Deployment", "default", "nginx")}
     assert event_list_bytes(sorted(items, key=lambda item: item[0])) == whole
+
+
+def test_stored_events_kept_as_their_bytes_equal_them_written_again(tmp_path):
+    # a run rewriting an Event file keeps the other objects' Events as the bytes it read
+    # (store.events._kept_items): they must be what encoding them again gives, for a file as
+    # karmactl writes it (cut between items) and for any other JSON form of it (encoded again)
+    from karmactl.store.events import _kept_items, event_items
+    from karmactl.store.state import dump_computed
+
+    ref = {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "default", "name": "nginx", "uid": "u1"}
+    late = make_event(ref, "Normal", "SyncWorkSucceed", "Sync work of resourceBinding(default/nginx) successful.",
+                      "binding-controller", "SyncWork", "2026-01-01T00:05:00Z")
+    early = make_event(dict(ref, name="web"), "Warning", "ScheduleBindingFailed", "0/2 clusters:\n    {",
+                       "karmada-scheduler", "Schedule", "2026-01-01T00:00:00Z")
+    nested = dict(early, metadata=dict(early["metadata"], name="web.2"),
+                  annotations={"x": [{"a": [{"b": 1}], "c": {"d": [{}, {"e": "f"}]}}]})
+    rel = "computed/events/default/deployment.apps.01.json"
+    path = tmp_path / rel
+    path.parent.mkdir(parents=True)
+    body = {"apiVersion": "events.k8s.io/v1", "kind": "EventList", "items": [early, nested, late]}
+    nginx = {("apps", "Deployment", "default", "nginx")}
+    for text in (dump_computed(body), json.dumps(body).encode()):
+        path.write_bytes(text)
+        assert _kept_items(tmp_path, rel, nginx) == event_items([early, nested])
+        assert _kept_items(tmp_path, rel, set()) == event_items([early, nested, late])
+    assert _kept_items(tmp_path, "computed/events/default/none.json", nginx) == []
