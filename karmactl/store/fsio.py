@@ -94,7 +94,6 @@ def die_with_parent() -> None:
     """In a forked worker: be killed when the parent dies (Linux ``PR_SET_PDEATHSIG``), drop the
     inherited state lock, and leave SIGINT/SIGTERM to the parent (which kills its workers), so no
     worker outlives its command holding the lock or the caller's pipes."""
-    global _LOCK_FD
     parent = os.getppid()
     try:
         import ctypes
@@ -107,6 +106,13 @@ def die_with_parent() -> None:
         os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    drop_inherited_lock()
+
+
+def drop_inherited_lock() -> None:
+    """In a forked process: close this process's descriptor of the state lock it inherited (the
+    lock stays its parent's, and dies with the parent alone)."""
+    global _LOCK_FD
     if _LOCK_FD is not None:
         try:
             os.close(_LOCK_FD)

@@ -81,7 +81,7 @@ from karmactl.controllers.binding import work_binding_key
 from karmactl.controllers.detector import DetectorConfig, is_template
 from karmactl.controllers.shards import (PROPAGATION_POLICY_KINDS, SHARED_TEMPLATE_KINDS, claimed_policy_key,
                                          reach_of, shared_binding, template_binding_key)
-from karmactl.store.fsio import ensure_runtime_dir, pending_journal, write_atomic
+from karmactl.store.fsio import drop_inherited_lock, ensure_runtime_dir, pending_journal, write_atomic
 from karmactl.store.state import COMPUTED_DIR, RUNTIME_DIR, InputError, scan_computed_dirs
 
 INDEX_FILE = "run-index.json"
@@ -777,6 +777,7 @@ def computed_check(root, computed: Signatures, user_files: int):
     if pid == 0:  # the child: only stat calls, then an exit code; no cleanup of the parent's state
         code = 2
         try:
+            drop_inherited_lock()  # a parent killed meanwhile leaves no lock behind
             code = 0 if computed_as_recorded(root, computed, theirs=mine) else 1
         finally:
             os._exit(code)
