@@ -354,9 +354,13 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
     changed, added or removed name-selecting (Cluster)PropagationPolicy can reach
     (``runindex.policy_change_owners``; read from their unchanged files).
 
-    The sub-snapshot is what a shard of ``controllers/shards.py`` gets: every shared object (the
+    The sub-snapshot is what a shard of ``controllers/shards.py`` gets: the shared objects (the
     index's shared file, its changed policies replaced by what the files hold now, and the computed
-    files it owns as ``""``) plus these templates with their bindings, Works and status. It is
+    files it owns as ``""``) plus these templates with their bindings, Works and status. Of the
+    policies that name their templates (``runindex.SharedFile``), only those that can matter to
+    these are decoded: those of the files read again, those claimed by the computed files read and
+    those naming the kind and name of any object of the snapshot (what ``shards.reach_of`` and
+    :func:`_reached_policies_only` keep). It is
     computed to its fixpoint; if that changes anything outside these templates' results (an
     assumption of the split that does not hold), nothing is written
     and None is returned: the caller runs in full. Otherwise only those files (and the Events of
