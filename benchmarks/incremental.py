@@ -32,14 +32,14 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reconcile_offline import CHECKOUT, NOW, PARSE_FLOOR, generate, timed  # noqa: E402
+from reconcile_offline import CHECKOUT, NOW, PARSE_FLOOR, compile_checkout, generate, process_env, timed  # noqa: E402
 
 
-def run_once(cmd: list[str]) -> tuple[float, str]:
+def run_once(cmd: list[str], env: dict) -> tuple[float, str]:
     os.sync()
     t = time.perf_counter()
     proc = subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=CHECKOUT,
-                          env=dict(os.environ, PYTHONPATH=str(CHECKOUT)))  # this checkout's karmactl
+                          env=env)  # this checkout's karmactl (reconcile_offline.process_env)
     return time.perf_counter() - t, proc.stderr
 
 
@@ -74,15 +74,17 @@ def bench(n: int, runs: int, workdir: Path, settle: float) -> None:
     for c in copies:
         shutil.copytree(src, c)
     os.sync()
-    parse, _ = timed([sys.executable, "-c", PARSE_FLOOR, str(src)], runs)
+    env = process_env(work)
+    compile_checkout(env)
+    parse, _ = timed([sys.executable, "-c", PARSE_FLOOR, str(src)], runs, env=env)
     cold = []
     for c in copies:
-        cold.append(run_once(exe + ["--state", str(c), "reconcile", "--offline", "--now", NOW])[0])
+        cold.append(run_once(exe + ["--state", str(c), "reconcile", "--offline", "--now", NOW], env)[0])
     state = copies[-1]
     cmd = exe + ["--state", str(state), "-v", "reconcile", "--offline", "--now", NOW]
     unchanged, written = [], []
     for _ in range(runs):
-        seconds, err = run_once(cmd)
+        seconds, err = run_once(cmd, env)
         unchanged.append(seconds)
         written.extend(changed_files(err))
     one, one_files = [], []
@@ -92,7 +94,7 @@ def bench(n: int, runs: int, workdir: Path, settle: float) -> None:
         path.write_text(text.replace(f"app{r}:1.0", f"app{r}:2.0"))
         old = time.time() - 3600
         os.utime(path, (old, old))
-        seconds, err = run_once(cmd)
+        seconds, err = run_once(cmd, env)
         one.append(seconds)
         one_files.append(changed_files(err))
     policy, policy_files, policy_how = [], [], []
@@ -103,7 +105,7 @@ def bench(n: int, runs: int, workdir: Path, settle: float) -> None:
                         text.replace("weight: 3", "weight: 2"))
         old = time.time() - 3600
         os.utime(path, (old, old))
-        seconds, err = run_once(cmd)
+        seconds, err = run_once(cmd, env)
         policy.append(seconds)
         policy_files.append(changed_files(err))
         policy_how.append(how(err))

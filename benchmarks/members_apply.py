@@ -33,11 +33,16 @@ import time
 import urllib.request
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reconcile_offline import compile_checkout, process_env  # noqa: E402
+
+ENV = dict(os.environ)  # main() sets reconcile_offline.process_env
+
 
 def karmactl(state: Path, *args: str, check: bool = True, env: dict | None = None) -> float:
     t = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "karmactl", "--state", str(state), *args],
-                          capture_output=True, text=True, env={**os.environ, **(env or {})})
+                          capture_output=True, text=True, env={**ENV, **(env or {})})
     if check and proc.returncode != 0:
         raise SystemExit(f"karmactl {' '.join(args)} failed ({proc.returncode}): {proc.stderr}")
     return time.perf_counter() - t
@@ -164,6 +169,9 @@ def main() -> None:
                     help="also time a cold karmactl run with these variables (e.g. KARMACTL_MEMBER_QPS=50)")
     args = ap.parse_args()
     root = Path(args.workdir) / f"members-{args.n}"
+    ENV.clear()
+    ENV.update(process_env(root))
+    compile_checkout(ENV)
     variant = dict(kv.split("=", 1) for kv in args.karmactl_env)
     times: dict[str, list[float]] = {k: [] for k in ("kcold", "knoop", "seq", "par", "seqnoop")}
     if variant:

@@ -28,7 +28,6 @@ Usage: python benchmarks/startup.py [--runs 21] [--objects 20] [--big 10000] [--
 from __future__ import annotations
 
 import argparse
-import os
 import resource
 import shutil
 import statistics
@@ -37,6 +36,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reconcile_offline import compile_checkout, process_env  # noqa: E402
 
 DEPLOYMENT = """apiVersion: apps/v1
 kind: Deployment
@@ -100,8 +102,8 @@ def main() -> None:
         sys.exit(f"{args.kubectl} not found on PATH")
     with tempfile.TemporaryDirectory() as tmp:
         cwd = Path(tmp)
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env["PYTHONPYCACHEPREFIX"] = str(cwd / "pycache")
+        env = process_env(cwd)
+        compile_checkout(env)
         text = "---\n".join(DEPLOYMENT.format(i=i) for i in range(args.objects))
         for d in ("state", "cold"):
             (cwd / d).mkdir()
