@@ -502,6 +502,17 @@ def test_objects_sharing_an_event_file_keep_their_own_events(walk, state, monkey
     assert set(reasons(walk.cli.ok("describe", "deploy", "web"))) == {e["reason"] for e in web}
 
 
+def two_events(other: str, note: str) -> tuple:
+    """A later Normal Event regarding Deployment nginx and an earlier Warning regarding Deployment
+    ``other`` with ``note``."""
+    ref = {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "default", "name": "nginx", "uid": "u1"}
+    late = make_event(ref, "Normal", "SyncWorkSucceed", "Sync work of resourceBinding(default/nginx) successful.",
+                      "binding-controller", "SyncWork", "2026-01-01T00:05:00Z")
+    early = make_event(dict(ref, name=other), "Warning", "ScheduleBindingFailed", note, "karmada-scheduler",
+                       "Schedule", "2026-01-01T00:00:00Z")
+    return late, early
+
+
 def test_event_files_are_joined_from_bytes_exactly_as_the_list_would_be_written():
     # store.events joins a file from each Event's own bytes (event_items); a shard process keeps
     # them compressed until the parent stages them (EventBuffer): the file must be what writing
@@ -509,11 +520,7 @@ def test_event_files_are_joined_from_bytes_exactly_as_the_list_would_be_written(
     from karmactl.store.events import EventBuffer, event_items, event_list_bytes, unpack_events
     from karmactl.store.state import dump_computed
 
-    ref = {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "default", "name": "nginx", "uid": "u1"}
-    late = make_event(ref, "Normal", "SyncWorkSucceed", "Sync work of resourceBinding(default/nginx) successful.",
-                      "binding-controller", "SyncWork", "2026-01-01T00:05:00Z")
-    early = make_event(dict(ref, name="déjà-vu"), "Warning", "ScheduleBindingFailed", "0/2 clusters: \"quoted\"\n",
-                       "karmada-scheduler", "Schedule", "2026-01-01T00:00:00Z")
+    late, early = two_events("déjà-vu", "0/2 clusters: \"quoted\"\n")
     repeated = dict(early, metadata=dict(early["metadata"], name="déjà-vu.2"),
                     series={"count": 3, "lastObservedTime": "2026-01-01T00:03:00.000000Z"})
     whole = dump_computed({"apiVersion": "events.k8s.io/v1", "kind": "EventList", "items": [early, repeated, late]})
@@ -533,11 +540,7 @@ def test_stored_events_kept_as_their_bytes_equal_them_written_again(tmp_path):
     from karmactl.store.events import _kept_items, event_items
     from karmactl.store.state import dump_computed
 
-    ref = {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "default", "name": "nginx", "uid": "u1"}
-    late = make_event(ref, "Normal", "SyncWorkSucceed", "Sync work of resourceBinding(default/nginx) successful.",
-                      "binding-controller", "SyncWork", "2026-01-01T00:05:00Z")
-    early = make_event(dict(ref, name="web"), "Warning", "ScheduleBindingFailed", "0/2 clusters:\n    {",
-                       "karmada-scheduler", "Schedule", "2026-01-01T00:00:00Z")
+    late, early = two_events("web", "0/2 clusters:\n    {")
     nested = dict(early, metadata=dict(early["metadata"], name="web.2"),
                   annotations={"x": [{"a": [{"b": 1}], "c": {"d": [{}, {"e": "f"}]}}]})
     rel = "computed/events/default/deployment.apps.01.json"
