@@ -196,12 +196,12 @@ def _reload(store: StateStore) -> Snapshot:
         state.note_sink = sink
 
 
-def _load_for_shards(store: StateStore, index) -> tuple:
-    """Load the state directory for a full offline run that has the last run's ``index``
-    (``karmactl/store/shard_inputs.py``): ``(snapshot, None)`` as :func:`load` gives it, or, when
-    the run can be sharded by its user objects, ``(snapshot, (rels, owners))``: the snapshot
-    without the computed files ``rels`` (relative paths, in load order) that the index gives to one
-    template's shard (``owners``: ``runindex.computed_owners``), for the shard processes to read.
+def _load_for_shards(store: StateStore, owners: dict) -> tuple:
+    """Load the state directory for a full offline run that has the last run's index, ``owners``
+    its ``runindex.computed_owners`` (``karmactl/store/shard_inputs.py``): ``(snapshot, None)`` as
+    :func:`load` gives it, or, when the run can be sharded by its user objects, ``(snapshot,
+    ShardInputs)``: the snapshot without the computed files that the index gives to one template's
+    shard, for the shard processes to read.
 
     Raises:
         InputError: as :func:`load` (exactly: a damaged computed file the parent meets is
@@ -209,7 +209,7 @@ def _load_for_shards(store: StateStore, index) -> tuple:
     """
     from karmactl.controllers.shards import template_binding_key
     from karmactl.store import runindex
-    from karmactl.store.shard_inputs import deferrable
+    from karmactl.store.shard_inputs import ShardInputs, deferrable
 
     before = load(store, computed=False)
     try:
@@ -219,14 +219,13 @@ def _load_for_shards(store: StateStore, index) -> tuple:
     if config is None or not _may_shard(before):
         store.read_computed(before)
         return before, None
-    owners = runindex.computed_owners(store.root, index)
     live = {runindex.owner_of_binding(template_binding_key(k)) for k, o in before.user.items()
             if runindex.is_split(k, o, config)}
     try:
         rels = store.read_computed(before, skip=deferrable(owners, live, runindex.SHARED))
     except InputError:
         return _reload(store), None  # raises what a load raises: the first damaged file in load order
-    return before, ((rels, owners) if rels else None)
+    return before, (ShardInputs(rels, owners) if rels else None)
 
 
 # --------------------------------------------------------------------------- compute
@@ -341,9 +340,14 @@ def _run(store: StateStore, options: RunOptions, members) -> RunReport:
             report = RunReport()
             why = why[0] if why else "partial run not possible"
         report.incremental = f"full: {why}"
+        # the last run's index (some 30 MB at 10,000 templates) is let go before the load: only
+        # which template owns each computed file is kept
+        owners = runindex.computed_owners(store.root, index) if index is not None else None
+        index = plan = None
     later = None  # computed files the shard processes read (karmactl/store/shard_inputs.py)
-    if indexed and index is not None:
-        before, later = _load_for_shards(store, index)
+    if indexed and owners is not None:
+        before, later = _load_for_shards(store, owners)
+        owners = None
     else:
         before = load(store)
     if _delete_expired_rebalancers(store, before, options.now, report, options.dry_run):
@@ -986,7 +990,7 @@ def _shard_result(sent) -> tuple:
 
 
 def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunReport, processes: int,
-                 index_parts: dict | None = None, later: tuple | None = None) -> RunReport:
+                 index_parts: dict | None = None, later=None) -> RunReport:
     """An offline run computed and written by ``processes`` processes, in shards of about
     :data:`SHARD_TEMPLATES` templates (``controllers/shards.py`` says why the shards are
     independent); the files of all shards land together or not at all. ``index_parts``, when
@@ -994,9 +998,8 @@ def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunRepor
     gathered from the shards, ``shared`` and ``split`` (``runindex.shared_objects_bytes`` and the
     split templates, taken from the objects as loaded while the other processes compute), and
     ``written`` (the signatures of the files written, ``TreeWriter.written``). ``later``, when
-    given, is ``(rels, owners)`` of :func:`_load_for_shards`: computed files ``before`` does not
-    hold, each read by the process of its shard just before computing it
-    (``store.shard_inputs.ShardInputs``).
+    given, is the ``store.shard_inputs.ShardInputs`` of :func:`_load_for_shards`: computed files
+    ``before`` does not hold, each read by the process of its shard just before computing it.
 
     Raises:
         InputError, NotConvergedError, OSError: as a single-process run would (nothing is written).
@@ -1012,19 +1015,15 @@ def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunRepor
     from karmactl.store.state import change_list
 
     global _SHARD_JOB
-    return_free_memory()  # what loading left free, before two processes count it
     settings = settings_of(before)
     config = detector.DetectorConfig(skipped_namespaces=settings.skipped_namespaces)
     sharding = Sharding(before, lambda templates: processes * max(1, -(-templates // (SHARD_TEMPLATES * processes))),
                         config)
-    inputs = None
     if later is not None:
-        from karmactl.store.shard_inputs import ShardInputs
-
-        inputs = ShardInputs(later[0], later[1], sharding.shards)
-        later = None  # the owners map of every computed file is not kept across the fork
+        later.split(sharding.shards)
+    return_free_memory()  # what loading left free, before two processes count it
     writer = store.new_writer()
-    _SHARD_JOB = (store, before, sharding, now, writer.staging, processes, inputs)
+    _SHARD_JOB = (store, before, sharding, now, writer.staging, processes, later)
     try:
         pool = ProcessPoolExecutor(max_workers=processes - 1, mp_context=multiprocessing.get_context("fork"),
                                    initializer=die_with_parent)

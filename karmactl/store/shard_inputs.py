@@ -56,22 +56,27 @@ class ShardInputs:
     Args:
         rels: relative paths of the files not read before the split
             (``StateStore.read_computed``'s skipped ones, in its order).
-        owners: ``{relative path: owner string}`` (``runindex.computed_owners``).
-        shards: the run's number of shards (``Sharding.shards``).
+        owners: ``{relative path: owner string}`` (``runindex.computed_owners``; only the
+            owners of ``rels`` are kept).
     """
 
-    def __init__(self, rels: list, owners: dict, shards: int):
-        self.by_shard: list = [[] for _ in range(shards)]
+    def __init__(self, rels: list, owners: dict):
+        self.rels = rels
+        self.owners = [owners[rel] for rel in rels]
+        self.by_shard: list = []
+
+    def split(self, shards: int) -> None:
+        """Group the files by the shard of their owner (``shards.shard_of`` of its binding key),
+        among ``shards`` (``Sharding.shards``), each group in load order; the lists given to the
+        constructor are let go."""
+        self.by_shard = [[] for _ in range(shards)]
         of_owner: dict = {}
-        for rel in rels:
-            owner = owners[rel]
+        for rel, owner in zip(self.rels, self.owners):
             shard = of_owner.get(owner)
             if shard is None:
                 shard = of_owner[owner] = shard_of(binding_key_of_owner(owner), shards)
             self.by_shard[shard].append(rel)
-
-    def __len__(self) -> int:
-        return sum(len(rels) for rels in self.by_shard)
+        self.rels = self.owners = None
 
     def add_to(self, store, sub: Snapshot, sharding, shard: int) -> None:
         """Read the files of shard ``shard`` into ``sub`` (its part of the snapshot, from

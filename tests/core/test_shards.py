@@ -342,7 +342,7 @@ def _spy_sharded(monkeypatch) -> list:
     real = reconcile._run_sharded
 
     def spy(store, before, now, report, processes, index_parts=None, later=None):
-        calls.append((len(before.works), list(later[0]) if later is not None else None))
+        calls.append((len(before.works), list(later.rels) if later is not None else None))
         return real(store, before, now, report, processes, index_parts, later)
 
     monkeypatch.setattr(reconcile, "_run_sharded", spy)
