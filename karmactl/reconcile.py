@@ -322,6 +322,7 @@ def _run(store: StateStore, options: RunOptions, members) -> RunReport:
     report = RunReport()
     started_ns = time.time_ns()
     indexed = options.offline and not options.dry_run
+    owners = None  # of the last run's computed files, for a full run (runindex.computed_owners)
     if indexed:  # incremental: karmactl/store/runindex.py
         tag = _index_tag()
         index = runindex.read_index(store.root, tag)
@@ -345,7 +346,7 @@ def _run(store: StateStore, options: RunOptions, members) -> RunReport:
         owners = runindex.computed_owners(store.root, index) if index is not None else None
         index = plan = None
     later = None  # computed files the shard processes read (karmactl/store/shard_inputs.py)
-    if indexed and owners is not None:
+    if owners is not None:
         before, later = _load_for_shards(store, owners)
         owners = None
     else:
