@@ -495,3 +495,30 @@ def test_a_claim_on_a_policy_its_shard_does_not_get(tmp_path, monkeypatch):
     assert _digest(warm) == _digest(plain) == _digest(one)
     assert rw.changes == rp.changes == ro.changes and rw.changes
     assert rw.warnings == rp.warnings and rw.events == rp.events
+
+
+def test_a_damaged_file_in_one_shard_is_reported_while_another_shard_fails(tmp_path, monkeypatch):
+    # two shards, one per process: the child's shard holds the damaged Work, the parent's shard
+    # does not converge; a load reports the file before anything is computed, and so must this run
+    from karmactl.store.shard_inputs import binding_key_of_owner
+
+    warm = _reconciled_copies(tmp_path, monkeypatch, ["warm"])[0]
+    owners = runindex.computed_owners(warm, runindex.read_index(warm, reconcile._index_tag()))
+    rel = sorted(r for r, o in owners.items() if r.startswith("computed/works/") and o != runindex.SHARED
+                 and shard_of(binding_key_of_owner(o), 2) == 1)[0]
+    _label_member1(warm)
+    (warm / rel).write_text("{")
+    parent = os.getpid()
+    real = reconcile.compute
+
+    def compute(snap: Snapshot, now, report=None):
+        if os.getpid() == parent:
+            raise reconcile.NotConvergedError("the control plane did not converge after 10 passes")
+        return real(snap, now, report)
+
+    monkeypatch.setattr(reconcile, "compute", compute)
+    before = _digest(warm)
+    with pytest.raises(reconcile.InputError, match="cannot read computed file") as exc:
+        _run(warm, TIMES[1], True, monkeypatch)
+    assert exc.value.file == rel
+    assert _digest(warm) == before and not list((warm / ".karmactl").glob("staging.*"))
