@@ -7,8 +7,10 @@ Generates a state directory, then times (as whole processes, median of --runs):
           loader with the input limits and checks)
   cold    `karmactl reconcile --offline` on a fresh copy (no computed files yet)
   noop    a second run with nothing changed (must write nothing)
-and prints the ratios of cold and noop to the floor, and the peak memory of the cold runs across
-all their processes (the karmactl process and the workers it forks).
+  warm    a warm full run: on each reconciled copy, one Cluster's labels changed (a shared object:
+          the run index plans a full run over the computed files of the last run)
+and prints the ratios of cold and noop to the floor, and the peak memory of the cold and warm runs
+across all their processes (the karmactl process and the workers it forks).
 
 Peak memory: a sampler thread reads, every ``--sample`` seconds, ``/proc/<pid>/smaps_rollup`` of
 the karmactl process and of each of its descendants (found by parent pid in ``/proc/*/stat``) and
@@ -280,6 +282,16 @@ def main() -> None:
     state = copies[-1]
     noop, _ = timed(exe + ["--state", str(state), "reconcile", "--offline", "--now", NOW], args.runs, env=env)
     files = sum(len(f) for _, _, f in os.walk(state / "computed"))
+    warm, warm_peaks = [], []
+    for i, c in enumerate(copies):  # every copy is reconciled now: a Cluster edit makes the next run full
+        cluster = c / "clusters" / "member1.yaml"
+        text = cluster.read_text()
+        edited = text.replace("labels: {region: r1}", f"labels: {{region: r1, warm: w{i}}}", 1)
+        assert edited != text, "the generated Cluster member1 has changed shape"
+        cluster.write_text(edited)
+        t, p = timed(exe + ["--state", str(c), "reconcile", "--offline", "--now", NOW], 1, args.sample)
+        warm += t
+        warm_peaks += p
     med = statistics.median
     runs = lambda xs: ", ".join(f"{x:.2f}" for x in xs)  # noqa: E731
     print(f"N={args.n} clusters={args.clusters} computed_files={files}")
@@ -287,11 +299,13 @@ def main() -> None:
     print(f"karmactl read median {med(read):6.2f} s  (runs: {runs(read)})  ratio to floor {med(read) / med(floor):.2f}x")
     print(f"cold         median {med(cold):7.2f} s  (runs: {runs(cold)})  ratio to floor {med(cold) / med(floor):.2f}x")
     print(f"unchanged    median {med(noop):7.2f} s  (runs: {runs(noop)})  ratio to floor {med(noop) / med(floor):.2f}x")
+    print(f"warm full    median {med(warm):7.2f} s  (runs: {runs(warm)})  ratio to floor {med(warm) / med(floor):.2f}x")
     if peaks:
         maxrss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        print(f"cold peak memory, all processes: PSS {max(p for p, _ in peaks) / 1024:.0f} MB "
-              f"(runs: {', '.join(f'{p / 1024:.0f}' for p, _ in peaks)}), RSS {max(r for _, r in peaks) / 1024:.0f} MB; "
-              f"largest single process RSS {maxrss:.0f} MB; sampled every {args.sample:g} s")
+        for label, pk in (("cold", peaks), ("warm full", warm_peaks)):
+            print(f"{label} peak memory, all processes: PSS {max(p for p, _ in pk) / 1024:.0f} MB "
+                  f"(runs: {', '.join(f'{p / 1024:.0f}' for p, _ in pk)}), RSS {max(r for _, r in pk) / 1024:.0f} MB")
+        print(f"largest single process RSS {maxrss:.0f} MB (any run); sampled every {args.sample:g} s")
     # the copies stay until the next invocation (deleting them here would slow what runs next)
 
 

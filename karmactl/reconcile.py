@@ -170,8 +170,9 @@ def normalize_object(obj: dict, src: Source, registry, owned: bool = False, stri
     return obj
 
 
-def load(store: StateStore) -> Snapshot:
-    """Load and validate the state directory (raises :class:`InputError`)."""
+def load(store: StateStore, computed: bool = True) -> Snapshot:
+    """Load and validate the state directory (raises :class:`InputError`); with ``computed``
+    False, its user files only (``StateStore.load``)."""
     import functools
 
     from karmactl.controllers.shards import layout_group
@@ -180,7 +181,51 @@ def load(store: StateStore) -> Snapshot:
     # the store hands over freshly parsed objects: defaulting may work on them in place
     # strict: files edited by hand (or merged in git) get the same checks as `apply`
     return store.load(normalize=lambda obj, src: normalize_object(obj, src, store.registry, owned=True, strict=True),
-                      normalize_tag=validation_tag(), layout=functools.partial(layout_group, processes=SHARDS))
+                      normalize_tag=validation_tag(), layout=functools.partial(layout_group, processes=SHARDS),
+                      computed=computed)
+
+
+def _reload(store: StateStore) -> Snapshot:
+    """:func:`load` once more in the same run (its notes about skipped documents were given)."""
+    from karmactl.store import state
+
+    sink, state.note_sink = state.note_sink, None
+    try:
+        return load(store)
+    finally:
+        state.note_sink = sink
+
+
+def _load_for_shards(store: StateStore, owners: dict) -> tuple:
+    """Load the state directory for a full offline run that has the last run's index, ``owners``
+    its ``runindex.computed_owners`` (``karmactl/store/shard_inputs.py``): ``(snapshot, None)`` as
+    :func:`load` gives it, or, when the run can be sharded by its user objects, ``(snapshot,
+    ShardInputs)``: the snapshot without the computed files that the index gives to one template's
+    shard, for the shard processes to read.
+
+    Raises:
+        InputError: as :func:`load` (exactly: a damaged computed file the parent meets is
+            reported by a whole load).
+    """
+    from karmactl.controllers.shards import template_binding_key
+    from karmactl.store import runindex
+    from karmactl.store.shard_inputs import ShardInputs, deferrable
+
+    before = load(store, computed=False)
+    try:
+        config = detector.DetectorConfig(skipped_namespaces=settings_of(before).skipped_namespaces)
+    except InputError:
+        config = None  # reported after the computed files, as always
+    if config is None or not _may_shard(before):
+        store.read_computed(before)
+        return before, None
+    live = {runindex.owner_of_binding(template_binding_key(k)) for k, o in before.user.items()
+            if runindex.is_split(k, o, config)}
+    try:
+        rels = store.read_computed(before, skip=deferrable(owners, live, runindex.SHARED))
+    except InputError:
+        return _reload(store), None  # raises what a load raises: the first damaged file in load order
+    return before, (ShardInputs(rels, owners) if rels else None)
 
 
 # --------------------------------------------------------------------------- compute
@@ -277,6 +322,7 @@ def _run(store: StateStore, options: RunOptions, members) -> RunReport:
     report = RunReport()
     started_ns = time.time_ns()
     indexed = options.offline and not options.dry_run
+    owners = None  # of the last run's computed files, for a full run (runindex.computed_owners)
     if indexed:  # incremental: karmactl/store/runindex.py
         tag = _index_tag()
         index = runindex.read_index(store.root, tag)
@@ -295,19 +341,42 @@ def _run(store: StateStore, options: RunOptions, members) -> RunReport:
             report = RunReport()
             why = why[0] if why else "partial run not possible"
         report.incremental = f"full: {why}"
-    before = load(store)
-    if _delete_expired_rebalancers(store, before, options.now, report, options.dry_run):
+        # the last run's index (some 30 MB at 10,000 templates) is let go before the load: only
+        # which template owns each computed file is kept
+        owners = runindex.computed_owners(store.root, index) if index is not None else None
+        index = plan = None
+    later = None  # computed files the shard processes read (karmactl/store/shard_inputs.py)
+    if owners is not None:
+        before, later = _load_for_shards(store, owners)
+        owners = None
+    else:
         before = load(store)
+    if _delete_expired_rebalancers(store, before, options.now, report, options.dry_run):
+        before, later = load(store), None
     if indexed:
+        import copy
+
+        from karmactl.store.shard_inputs import StaleShardInputs
+
         runindex.drop_index(store.root)  # until the new one is written, a crash means a full run
         config = detector.DetectorConfig(skipped_namespaces=settings_of(before).skipped_namespaces)
         processes = shard_count(before)
+        if later is not None and processes == 1:  # computed files (a pending rebalancer...) join them
+            before, later = _reload(store), None
         if processes > 1:
             parts: dict = {}
-            report = _run_sharded(store, before, options.now, report, processes, parts)
-            _record_index(store, before, report, parts["owners"], parts["wakes"], options.now, tag, config,
-                          started_ns, parts["shared"], parts["split"], parts["written"])
-            return report
+            try:
+                done = _run_sharded(store, before, options.now, copy.deepcopy(report), processes, parts, later)
+            except StaleShardInputs:
+                # the last run's owners do not fit what the files hold now: as without them
+                before, later, parts = _reload(store), None, {}
+                config = detector.DetectorConfig(skipped_namespaces=settings_of(before).skipped_namespaces)
+                processes = shard_count(before)
+                done = _run_sharded(store, before, options.now, report, processes, parts) if processes > 1 else None
+            if done is not None:
+                _record_index(store, before, done, parts["owners"], parts["wakes"], options.now, tag, config,
+                              started_ns, parts["shared"], parts["split"], parts["written"])
+                return done
         shared = runindex.shared_objects_bytes(before, config)  # before computing: as loaded
     members = OfflineMembers() if options.offline or members is None else members
     after = control_loop(before, options.now, members, report, dry_run=options.dry_run)
@@ -859,23 +928,35 @@ _SHARD_JOB = None  # what forked shard processes compute from (inherited, never 
 def shard_count(snap: Snapshot) -> int:
     """How many processes compute and write an offline run of ``snap``: 1, or :data:`SHARDS`
     for large state directories on machines with several cores and ``fork``."""
-    import multiprocessing
-    import os
-
     from karmactl.controllers import workload_rebalancer
     from karmactl.controllers.shards import has_cross_template_dependencies
 
-    if len(snap.user) < SHARD_MIN_OBJECTS or (os.cpu_count() or 1) < 2 or has_cross_template_dependencies(snap):
+    if not _may_shard(snap) or has_cross_template_dependencies(snap):
         return 1
     if workload_rebalancer.pending(snap):
         return 1  # a rebalancer reads bindings of every shard: the run that acts on it is not split
-    return SHARDS if "fork" in multiprocessing.get_all_start_methods() else 1
+    return SHARDS
+
+
+def _may_shard(snap: Snapshot) -> bool:
+    """Whether :func:`shard_count` can give more than one process by what ``snap.user`` holds and
+    the machine has (large enough, several cores, ``fork``, no object that joins templates); the
+    computed objects may still say no."""
+    import multiprocessing
+    import os
+
+    from karmactl.controllers.shards import has_cross_template_dependencies
+
+    return (len(snap.user) >= SHARD_MIN_OBJECTS and (os.cpu_count() or 1) >= 2
+            and "fork" in multiprocessing.get_all_start_methods()
+            and not has_cross_template_dependencies(Snapshot(snap.registry, snap.user)))
 
 
 def _compute_shard(worker: int) -> tuple:
     """What one process computes of a sharded run (in a forked process, or in the parent for
     worker 0): the shards ``worker``, ``worker + processes``, ... one after the other; for each,
-    compute its part of the snapshot, stage the files it owns, derive and merge the Events of the
+    compute its part of the snapshot (with its computed files, when the parent left them to the
+    shards: ``store/shard_inputs.py``), stage the files it owns, derive and merge the Events of the
     objects it owns (an Event file holds objects of several shards: the parent stages them), then
     let its results go. Returns ``(plan, staged, warnings, events, passes, error, merged Events,
     owners, wakes)`` (merged Events of all its shards as ``store.events.EventBuffer.packed``
@@ -887,7 +968,7 @@ def _compute_shard(worker: int) -> tuple:
     from karmactl.store.fsio import TreeWriter
     from karmactl.store.runindex import Owners
 
-    store, before, sharding, now, staging, processes = _SHARD_JOB
+    store, before, sharding, now, staging, processes, inputs = _SHARD_JOB
     # What the other processes compute is not this one's to keep: dropped, its memory (grouped by
     # shards.layout_group) takes this process's results. The parent's (worker 0) run index
     # needs only the sources of what it drops.
@@ -903,6 +984,8 @@ def _compute_shard(worker: int) -> tuple:
     try:
         for index in range(worker, sharding.shards, processes):
             sub = sharding.split(before, index)
+            if inputs is not None:  # this shard's computed files, read now (store/shard_inputs.py)
+                inputs.add_to(store, sub, sharding, index)
             after = compute(sub, now, report=report)
             passes = max(passes, report.passes)
             owned = lambda which, key, obj, index=index: sharding.owner(which, key, obj) == index  # noqa: E731
@@ -953,17 +1036,21 @@ def _shard_result(sent) -> tuple:
 
 
 def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunReport, processes: int,
-                 index_parts: dict | None = None) -> RunReport:
+                 index_parts: dict | None = None, later=None) -> RunReport:
     """An offline run computed and written by ``processes`` processes, in shards of about
     :data:`SHARD_TEMPLATES` templates (``controllers/shards.py`` says why the shards are
     independent); the files of all shards land together or not at all. ``index_parts``, when
     given, receives for the run index (``karmactl/store/runindex.py``) ``owners`` and ``wakes``,
     gathered from the shards, ``shared`` and ``split`` (``runindex.shared_objects_bytes`` and the
     split templates, taken from the objects as loaded while the other processes compute), and
-    ``written`` (the signatures of the files written, ``TreeWriter.written``).
+    ``written`` (the signatures of the files written, ``TreeWriter.written``). ``later``, when
+    given, is the ``store.shard_inputs.ShardInputs`` of :func:`_load_for_shards`: computed files
+    ``before`` does not hold, each read by the process of its shard just before computing it.
 
     Raises:
         InputError, NotConvergedError, OSError: as a single-process run would (nothing is written).
+        StaleShardInputs: a file of ``later`` does not fit its shard (nothing is written; the
+            caller computes from the whole snapshot).
     """
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -974,13 +1061,15 @@ def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunRepor
     from karmactl.store.state import change_list
 
     global _SHARD_JOB
-    return_free_memory()  # what loading left free, before two processes count it
     settings = settings_of(before)
     config = detector.DetectorConfig(skipped_namespaces=settings.skipped_namespaces)
     sharding = Sharding(before, lambda templates: processes * max(1, -(-templates // (SHARD_TEMPLATES * processes))),
                         config)
+    if later is not None:
+        later.split(sharding.shards)
+    return_free_memory()  # what loading left free, before two processes count it
     writer = store.new_writer()
-    _SHARD_JOB = (store, before, sharding, now, writer.staging, processes)
+    _SHARD_JOB = (store, before, sharding, now, writer.staging, processes, later)
     try:
         pool = ProcessPoolExecutor(max_workers=processes - 1, mp_context=multiprocessing.get_context("fork"),
                                    initializer=die_with_parent)
@@ -1023,8 +1112,11 @@ def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunRepor
         report.passes = max(report.passes, passes)
     errors = [r[5] for r in results if r[5] is not None]
     if errors:
+        from karmactl.store.shard_inputs import StaleShardInputs
+
         writer.abort()
-        raise errors[0]
+        # stale inputs first: computed from the whole snapshot, the run reports what it would
+        raise next((e for e in errors if isinstance(e, StaleShardInputs)), errors[0])
     try:
         staged += stage_merged(store.root, writer, merged)
     except BaseException:

@@ -243,6 +243,36 @@ class Sharding:
             return shard_of(bkey, self.shards)
         return self._user_split.get(key)  # status of a template goes with it; the rest is shared
 
+    def late_input_conflict(self, which: str, key: Key, obj: dict, shard: int) -> str | None:
+        """Why a computed object (``which``: bindings, works, overlays) that was not in the snapshot
+        this sharding was built from cannot simply be added to the part shard ``shard`` computes
+        (:meth:`split`), or None when it can: when the sharding, built with it, would have given
+        it to that shard alone and would have split everything else the same.
+
+        That is: it goes to that one shard (:meth:`_input`); it is no binding of a shared template
+        kind (every shard would get it and its Works) nor one that joins templates
+        (``propagateDeps``, ``requiredBy``: :func:`has_cross_template_dependencies`, no split at
+        all); and the (Cluster)PropagationPolicy its claim names, when that policy goes to some
+        shards only, goes to this one (:func:`policy_reach` adds the claiming template's shard).
+        A sharded run that reads some computed files only in the shard that owns them
+        (``reconcile._run_sharded``) checks each with this; a conflict means computing the run
+        from the whole snapshot instead."""
+        if which == BINDINGS:
+            spec = obj.get("spec") or {}
+            if shared_binding(obj):
+                return "a binding of a template every shard reads"
+            if spec.get("propagateDeps") or spec.get("requiredBy"):
+                return "a binding that joins templates (propagateDeps, requiredBy)"
+        part = self._input(which, key, obj)
+        if part != shard:
+            return f"belongs to {'every shard' if part is None else f'shard {part}'}"
+        if which != WORKS:
+            pkey = claimed_policy_key(obj.get("metadata"))
+            parts = self._policy_split.get(pkey) if pkey is not None else None
+            if parts is not None and shard not in parts:
+                return f"claims {pkey[1]} {pkey[2]}/{pkey[3]}, which its shard does not get"
+        return None
+
     def keep_only(self, snap: Snapshot, process: int, processes: int) -> None:
         """Let ``snap`` (in one process of a sharded run) hold only what the shards ``process``,
         ``process + processes``, ... get: the objects of the other processes' shards are dropped

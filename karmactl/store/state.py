@@ -256,8 +256,13 @@ class StateStore:
         return pathspec.GitIgnoreSpec.from_lines(text.splitlines())
 
     def computed_files(self) -> list[Path]:
-        """Every file a load reads under ``computed/`` (see :func:`scan_computed`), sorted."""
-        return sorted(self.root / rel for rel, _entry in scan_computed(self.root))
+        """Every file a load reads under ``computed/`` (see :func:`scan_computed`), sorted
+        (:func:`computed_order`)."""
+        return [self.root / rel for rel in self.computed_rels()]
+
+    def computed_rels(self) -> list[str]:
+        """The relative paths of :meth:`computed_files`, in the same order."""
+        return sorted((rel for rel, _entry in scan_computed(self.root)), key=computed_order)
 
     def rel(self, path: Path | str) -> str:
         """``path`` (a ``Path``, or a string such as :meth:`user_file_names` gives) relative to the
@@ -393,7 +398,7 @@ class StateStore:
             obj = normalize(obj, Source(rel, index, line))
         return obj
 
-    def load(self, normalize=None, normalize_tag: str = "", layout=None) -> Snapshot:
+    def load(self, normalize=None, normalize_tag: str = "", layout=None, computed: bool = True) -> Snapshot:
         """Load the whole state directory.
 
         Args:
@@ -406,10 +411,13 @@ class StateStore:
                 worker processes are built in the parent group by group, so that a forked process
                 that later drops the objects of a group frees whole pages
                 (``controllers/shards.py: layout_group``). It changes nothing else.
+            computed: False to read the user files only; the caller then reads the computed files
+                with :meth:`read_computed` (a sharded run reads some of them per shard).
 
         Raises:
             InputError: malformed files, unknown kinds, objects without name, invalid fields (all
-                of them, of every file), duplicate keys.
+                of them, of every file), duplicate keys; a damaged computed file
+                (:meth:`read_computed`).
         """
         from karmactl.store.fsio import flush_batch, pending_journal, state_lock, StateLockedError
 
@@ -494,9 +502,37 @@ class StateStore:
             # the cache is written as parsed (not the caller's later mutations): serialize now
             self._write_cache(normalize_tag, new_cache)
             # hand out fresh copies so callers may not alias cached data
-        for path in self.computed_files():
-            self._add_computed(snap, path)
+        if computed:
+            self.read_computed(snap)
         return snap
+
+    def read_computed(self, snap: Snapshot, rels=None, skip=None) -> list[str]:
+        """Put the objects of computed files into ``snap`` (bindings, Works, overlays), checked
+        as :meth:`load` checks them.
+
+        Args:
+            snap: the snapshot to fill (its maps get the objects in the order read).
+            rels: relative paths of the files to read, in that order; None for every file a load
+                reads (:func:`scan_computed`), in :meth:`computed_files` order.
+            skip: optional ``f(relative path) -> bool``: the files it accepts are not read.
+
+        Returns:
+            The relative paths skipped, in the order they came.
+
+        Raises:
+            InputError: the first file (in that order) that is unreadable, not one object, or not
+                at the path its key names.
+        """
+        skipped = []
+        if rels is None:
+            rels = self.computed_rels()
+        root = self._root_prefix
+        for rel in rels:
+            if skip is not None and skip(rel):
+                skipped.append(rel)
+            else:
+                self._add_computed(snap, root + rel)
+        return skipped
 
     def _add_computed(self, snap: Snapshot, path: Path | str) -> None:
         """Put the object of one computed file into ``snap`` (binding, Work or overlay).
@@ -815,6 +851,24 @@ def walk_listed(top: list, subdir, wanted):
             yield rel, files
         finally:
             os.close(fd)
+
+
+def computed_order(rel: str) -> list[str]:
+    """The sort key of a computed file's relative path: its components, as paths sort (``a/b``
+    before ``a/b-c``), the order :meth:`StateStore.load` reads the files in and hence of the
+    snapshot's maps."""
+    return rel.split("/")
+
+
+def computed_map(rel: str) -> str:
+    """Which map of a snapshot a computed file's object goes to, by its relative path
+    (:meth:`StateStore.computed_rel`): ``bindings``, ``works``, ``overlays``, or None for a path
+    no computed object has."""
+    parts = rel.split("/")
+    if len(parts) < 3 or parts[0] != COMPUTED_DIR:
+        return None
+    return {"works": "works", "status": "overlays", "resourcebindings": "bindings",
+            "clusterresourcebindings": "bindings"}.get(parts[1])
 
 
 def file_signature(path: Path) -> list[int]:

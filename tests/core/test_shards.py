@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import time
 
 import pytest
@@ -314,3 +315,210 @@ def test_a_sharded_run_leaves_an_index_that_vouches_for_its_files(tmp_path, monk
     assert index.computed == runindex.computed_signatures(tmp_path)
     again = _run(tmp_path, TIMES[0], True, monkeypatch)
     assert again.incremental == "unchanged" and again.changes == []
+
+
+# --------------------------------------------------------------------------- warm full runs
+# A full run over a reconciled state (a Cluster changed) with the last run's index: the parent
+# loads the shared computed files only, each shard process reads its own just before computing
+# it (karmactl/store/shard_inputs.py). Its files must be those of a run without the index and of
+# one process, and what it cannot vouch for must come out as it would without the index.
+
+def _label_member1(root) -> None:
+    parts = (root / "clusters.yaml").read_text().split("\n---\n")
+    text = cluster_yaml("member1")
+    assert "name: member1\n" in text
+    parts[0] = text.replace("name: member1\n", "name: member1\n      labels: {edited: 'yes'}\n", 1)
+    write(root / "clusters.yaml", "\n---\n".join(parts))
+
+
+def _drop_index(root) -> None:
+    for f in (root / ".karmactl").glob("run-index*.json"):
+        f.unlink()
+
+
+def _spy_sharded(monkeypatch) -> list:
+    """Every call of reconcile._run_sharded: ``(works the parent holds, computed files left to the shards)``."""
+    calls = []
+    real = reconcile._run_sharded
+
+    def spy(store, before, now, report, processes, index_parts=None, later=None):
+        calls.append((len(before.works), list(later.rels) if later is not None else None))
+        return real(store, before, now, report, processes, index_parts, later)
+
+    monkeypatch.setattr(reconcile, "_run_sharded", spy)
+    return calls
+
+
+def _reconciled_copies(tmp_path, monkeypatch, names):
+    base = tmp_path / names[0]
+    _populate(base)
+    for f in base.rglob("*.yaml"):  # not "racily clean" (runindex.RACY_NS): the next plan trusts the files
+        os.utime(f, (time.time() - 60, time.time() - 60))
+    _run(base, TIMES[0], True, monkeypatch)
+    out = [base]
+    for name in names[1:]:
+        shutil.copytree(base, tmp_path / name, symlinks=True)
+        out.append(tmp_path / name)
+    return out
+
+
+@pytest.mark.parametrize("per_shard", [600, 3], ids=["two-shards", "shards-in-turn"])
+def test_a_warm_full_run_reads_each_shards_files_in_that_shard(tmp_path, monkeypatch, per_shard):
+    monkeypatch.setattr(reconcile, "SHARD_TEMPLATES", per_shard)
+    warm, plain, one = _reconciled_copies(tmp_path, monkeypatch, ["warm", "plain", "one"])
+    calls = _spy_sharded(monkeypatch)
+    edits = [_label_member1, lambda root: _edit(root, 1), lambda root: _edit(root, 3)]  # a label; NotReady; Ready
+    for step, (edit, now) in enumerate(zip(edits, TIMES[1:])):
+        for root in (warm, plain, one):
+            edit(root)
+        _drop_index(plain)
+        calls.clear()
+        works = sum(1 for _ in (warm / "computed" / "works").rglob("*.json"))
+        rw = _run(warm, now, True, monkeypatch)
+        assert rw.incremental.startswith("full: ") and "index" not in rw.incremental, rw.incremental
+        # one sharded computation, the shards' files left to them: Works, bindings and statuses
+        assert len(calls) == 1, f"step {step}: computed again from the whole snapshot"
+        works_in_parent, later = calls[0]
+        assert later and {rel.split("/")[1] for rel in later} >= {"works", "resourcebindings", "status"}
+        assert works_in_parent + sum(r.startswith("computed/works/") for r in later) == works
+        rp = _run(plain, now, True, monkeypatch)
+        assert calls[1][1] is None  # without an index, everything is loaded first, as before
+        ro = _run(one, now, False, monkeypatch)
+        assert rw.after is None and rp.after is None
+        assert _digest(warm) == _digest(plain) == _digest(one), f"step {step}"
+        assert rw.changes == rp.changes == ro.changes, f"step {step}"
+        assert rw.warnings == rp.warnings and sorted(rw.warnings) == sorted(ro.warnings)
+        assert rw.events == rp.events and sorted(rw.events) == sorted(ro.events)
+
+
+def _owned_file(root, prefix: str) -> str:
+    """A computed file under ``prefix`` that the index gives to one template's shard."""
+    owners = runindex.computed_owners(root, runindex.read_index(root, reconcile._index_tag()))
+    return sorted(rel for rel, owner in owners.items() if rel.startswith(prefix) and owner != runindex.SHARED)[0]
+
+
+@pytest.mark.parametrize("damage", ["bad-json", "not-an-object", "misplaced"])
+def test_a_damaged_computed_file_in_a_shard_is_reported_as_a_load_reports_it(tmp_path, monkeypatch, capsys, damage):
+    from karmactl.cli.main import main_exit_code
+
+    monkeypatch.setattr(reconcile, "SHARD_TEMPLATES", 3)
+    warm, plain = _reconciled_copies(tmp_path, monkeypatch, ["warm", "plain"])
+    _drop_index(plain)
+    rel = _owned_file(warm, "computed/works/")
+    for root in (warm, plain):
+        _label_member1(root)
+        path = root / rel
+        if damage == "bad-json":
+            path.write_bytes(path.read_bytes()[:-20])
+        elif damage == "not-an-object":
+            path.write_text("[1, 2]\n")
+        else:  # another Work's object at this path
+            path.write_text(path.read_text().replace('"name": "', '"name": "x', 1))
+    before = _digest(warm)
+    calls = _spy_sharded(monkeypatch)
+    outputs = []
+    for root in (warm, plain):
+        code = main_exit_code(["--state", str(root), "reconcile", "--offline", "--now", TIMES[1]])
+        out = capsys.readouterr()
+        outputs.append((code, out.out, out.err.replace(str(root), "<state>")))
+    assert outputs[0] == outputs[1]
+    assert outputs[0][0] == 2 and rel in outputs[0][2]
+    assert rel in calls[0][1]  # the damaged file was one a shard process read
+    assert _digest(warm) == before and not list((warm / ".karmactl").glob("staging.*"))
+
+
+def test_computed_files_the_index_cannot_vouch_for(tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.setattr(reconcile, "SHARD_TEMPLATES", 3)
+    warm, plain, one = _reconciled_copies(tmp_path, monkeypatch, ["warm", "plain", "one"])
+    calls = _spy_sharded(monkeypatch)
+    added = "computed/works/karmada-es-member1/added-by-hand.json"
+    gone = ("apps", "Deployment", "team", "app4")  # its template removed: its status goes to every shard
+    status_of_gone = StateStore(warm).computed_rel(gone)
+    source = _owned_file(warm, "computed/works/karmada-es-member1/")
+    for root in (warm, plain, one):
+        _label_member1(root)
+        work = json.loads((root / source).read_text())
+        work["metadata"]["name"] = "added-by-hand"  # of a binding that does not exist: an orphan
+        work["metadata"]["annotations"]["resourcebinding.karmada.io/name"] = "ghost-deployment"
+        work["metadata"]["labels"]["resourcebinding.karmada.io/permanent-id"] = "0000-ghost"
+        (root / added).write_text(json.dumps(work, indent=2) + "\n")
+        (root / "apps" / "app4.yaml").unlink()
+        assert (root / status_of_gone).exists()
+    _drop_index(plain)
+    rw = _run(warm, TIMES[1], True, monkeypatch)
+    assert len(calls) == 1 and added not in calls[0][1] and status_of_gone not in calls[0][1]
+    rp, ro = _run(plain, TIMES[1], True, monkeypatch), _run(one, TIMES[1], False, monkeypatch)
+    assert _digest(warm) == _digest(plain) == _digest(one)
+    assert rw.changes == rp.changes == ro.changes and ("delete", added) in rw.changes
+    assert rw.warnings == rp.warnings and rw.events == rp.events
+
+    # a Work edited by hand to name another binding: the index's owner is stale, the run is
+    # computed from the whole snapshot, with the same outcome
+    calls.clear()
+    victim = _owned_file(warm, "computed/works/karmada-es-member3/")
+    for root in (warm, plain):
+        _edit(root, 1)
+        work = json.loads((root / victim).read_text())
+        ann = work["metadata"]["annotations"]
+        ann["resourcebinding.karmada.io/name"] = "app9-deployment"
+        ann["resourcebinding.karmada.io/namespace"] = "default"
+        (root / victim).write_text(json.dumps(work, indent=2) + "\n")
+    _drop_index(plain)
+    rw = _run(warm, TIMES[2], True, monkeypatch)
+    assert len(calls) == 2 and calls[0][1] and calls[1][1] is None  # tried, then from the whole snapshot
+    rp = _run(plain, TIMES[2], True, monkeypatch)
+    assert _digest(warm) == _digest(plain)
+    assert rw.changes == rp.changes and rw.warnings == rp.warnings and rw.events == rp.events
+    # (one process may differ here, with or without the index: a sharded run gives such a Work to
+    # the shard of the binding its annotations name, not to that of the binding that renders it)
+
+
+def test_a_claim_on_a_policy_its_shard_does_not_get(tmp_path, monkeypatch):
+    # by-name lets go of app2 (still claimed: the claim on app2's status and binding, read in
+    # app2's shard, would bring the policy there) while a Cluster changes: computed whole
+    monkeypatch.setattr(reconcile, "SHARD_TEMPLATES", 3)
+    warm, plain, one = _reconciled_copies(tmp_path, monkeypatch, ["warm", "plain", "one"])
+    snap = reconcile.load(StateStore(warm))
+    app2 = ("apps", "Deployment", "default", "app2")
+    assert snap.overlays[app2]["metadata"]["annotations"]["propagationpolicy.karmada.io/name"] == "by-name"
+    calls = _spy_sharded(monkeypatch)
+    for root in (warm, plain, one):
+        _label_member1(root)
+        text = (root / "policies.yaml").read_text()
+        (root / "policies.yaml").write_text(text.replace("kind: Deployment, name: app2}", "kind: Deployment, name: app10}"))
+    _drop_index(plain)
+    rw = _run(warm, TIMES[1], True, monkeypatch)
+    assert len(calls) == 2 and calls[1][1] is None  # the claim did not fit: computed from the whole snapshot
+    rp, ro = _run(plain, TIMES[1], True, monkeypatch), _run(one, TIMES[1], False, monkeypatch)
+    assert _digest(warm) == _digest(plain) == _digest(one)
+    assert rw.changes == rp.changes == ro.changes and rw.changes
+    assert rw.warnings == rp.warnings and rw.events == rp.events
+
+
+def test_a_damaged_file_in_one_shard_is_reported_while_another_shard_fails(tmp_path, monkeypatch):
+    # two shards, one per process: the child's shard holds the damaged Work, the parent's shard
+    # does not converge; a load reports the file before anything is computed, and so must this run
+    from karmactl.store.shard_inputs import binding_key_of_owner
+
+    warm = _reconciled_copies(tmp_path, monkeypatch, ["warm"])[0]
+    owners = runindex.computed_owners(warm, runindex.read_index(warm, reconcile._index_tag()))
+    rel = sorted(r for r, o in owners.items() if r.startswith("computed/works/") and o != runindex.SHARED
+                 and shard_of(binding_key_of_owner(o), 2) == 1)[0]
+    _label_member1(warm)
+    (warm / rel).write_text("{")
+    parent = os.getpid()
+    real = reconcile.compute
+
+    def compute(snap: Snapshot, now, report=None):
+        if os.getpid() == parent:
+            raise reconcile.NotConvergedError("the control plane did not converge after 10 passes")
+        return real(snap, now, report)
+
+    monkeypatch.setattr(reconcile, "compute", compute)
+    before = _digest(warm)
+    with pytest.raises(reconcile.InputError, match="cannot read computed file") as exc:
+        _run(warm, TIMES[1], True, monkeypatch)
+    assert exc.value.file == rel
+    assert _digest(warm) == before and not list((warm / ".karmactl").glob("staging.*"))
