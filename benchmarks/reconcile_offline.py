@@ -289,7 +289,7 @@ def main() -> None:
         edited = text.replace("labels: {region: r1}", f"labels: {{region: r1, warm: w{i}}}", 1)
         assert edited != text, "the generated Cluster member1 has changed shape"
         cluster.write_text(edited)
-        t, p = timed(exe + ["--state", str(c), "reconcile", "--offline", "--now", NOW], 1, args.sample)
+        t, p = timed(exe + ["--state", str(c), "reconcile", "--offline", "--now", NOW], 1, args.sample, env)
         warm += t
         warm_peaks += p
     med = statistics.median

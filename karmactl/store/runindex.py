@@ -111,6 +111,13 @@ def owner_of_binding(key) -> str:
     return f"{key[2]}/{key[3]}"
 
 
+def binding_key_of_owner(owner: str) -> tuple:
+    """The ResourceBinding (``"<namespace>/<name>"``) or ClusterResourceBinding (``"/<name>"``)
+    key of an owner string (the inverse of :func:`owner_of_binding`)."""
+    namespace, _, name = owner.partition("/")
+    return ("work.karmada.io", "ResourceBinding" if namespace else "ClusterResourceBinding", namespace, name)
+
+
 def claim_string(which: str, obj: dict) -> str:
     """The claim a computed object carries, as the index keeps it: ``"<kind>/<namespace>/<name>"``
     of the (Cluster)PropagationPolicy named by a binding's or an overlay's claim annotations
@@ -971,4 +978,4 @@ def plan(store, index: RunIndex | None, now: str) -> Plan:
 __all__ = ["RunIndex", "Plan", "Owners", "plan", "read_index", "read_detail", "read_shared", "write_index", "drop_index",
            "Signatures", "user_signatures", "key_string", "string_key",
            "build_index", "wake_map", "code_stamp", "shared_objects_bytes", "shared_file_bytes", "named_targets", "SharedFile", "computed_signatures", "computed_as_recorded", "computed_owners", "is_split",
-           "owner_of_binding", "claim_string", "claim_key", "is_policy", "policy_change_owners"]
+           "owner_of_binding", "binding_key_of_owner", "claim_string", "claim_key", "is_policy", "policy_change_owners"]

@@ -22,19 +22,13 @@ from __future__ import annotations
 
 from karmactl.api.snapshot import Snapshot
 from karmactl.controllers.shards import shard_of
+from karmactl.store.runindex import binding_key_of_owner
 from karmactl.store.state import InputError, computed_map, computed_order
 
 
 class StaleShardInputs(Exception):
     """A computed file read in a shard process does not fit the shard the last run's index gave
     it (or cannot be read): the run must load every computed file first, as without an index."""
-
-
-def binding_key_of_owner(owner: str) -> tuple:
-    """The ResourceBinding (``"<namespace>/<name>"``) or ClusterResourceBinding (``"/<name>"``)
-    key of an owner string of the run index (the inverse of ``runindex.owner_of_binding``)."""
-    namespace, _, name = owner.partition("/")
-    return ("work.karmada.io", "ResourceBinding" if namespace else "ClusterResourceBinding", namespace, name)
 
 
 def deferrable(owners: dict, live: set, shared: str):

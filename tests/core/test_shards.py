@@ -500,7 +500,7 @@ def test_a_claim_on_a_policy_its_shard_does_not_get(tmp_path, monkeypatch):
 def test_a_damaged_file_in_one_shard_is_reported_while_another_shard_fails(tmp_path, monkeypatch):
     # two shards, one per process: the child's shard holds the damaged Work, the parent's shard
     # does not converge; a load reports the file before anything is computed, and so must this run
-    from karmactl.store.shard_inputs import binding_key_of_owner
+    from karmactl.store.runindex import binding_key_of_owner
 
     warm = _reconciled_copies(tmp_path, monkeypatch, ["warm"])[0]
     owners = runindex.computed_owners(warm, runindex.read_index(warm, reconcile._index_tag()))
