@@ -748,7 +748,9 @@ class StateStore:
 def change_list(staged: list[tuple]) -> list[tuple[str, str]]:
     """``[(action, path)]`` in report order (bindings, Works, overlays, Events; each by key) from
     :meth:`StateStore.stage_changes` results."""
-    return [(action, rel) for _i, _k, action, rel in sorted(staged, key=lambda c: (c[0], c[1]))]
+    # by one string per change: NUL sorts below every character a key part holds, so it orders as the
+    # tuple (index, key) would, compared in C (a cold run of 10,000 templates reports 41,700 changes)
+    return [(action, rel) for _i, _k, action, rel in sorted(staged, key=lambda c: f"{c[0]}\0" + "\0".join(c[1]))]
 
 
 PARSE_WORKERS = 2

@@ -8,13 +8,14 @@ import shutil
 import time
 
 import pytest
+from hypothesis import given, strategies as st
 
 from karmactl import reconcile
 from karmactl.api.snapshot import Snapshot
 from karmactl.controllers.detector import DetectorConfig
 from karmactl.controllers.shards import Sharding, shard_of, template_binding_key
 from karmactl.store import runindex
-from karmactl.store.state import StateStore
+from karmactl.store.state import StateStore, change_list
 from tests.conftest import cluster_yaml, write
 
 APPS = 24
@@ -522,3 +523,12 @@ def test_a_damaged_file_in_one_shard_is_reported_while_another_shard_fails(tmp_p
         _run(warm, TIMES[1], True, monkeypatch)
     assert exc.value.file == rel
     assert _digest(warm) == before and not list((warm / ".karmactl").glob("staging.*"))
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), st.tuples(*[st.text(max_size=3)] * 4), st.sampled_from(["write", "delete"]),
+                          st.text(max_size=3))))
+def test_the_change_list_is_in_index_then_key_order(staged):
+    # state.change_list sorts by one string per change: the same order as by (index, key) tuples
+    staged = [(i, tuple(p.replace("\0", "") for p in key), action, rel) for i, key, action, rel in staged]
+    expected = [(action, rel) for _i, _k, action, rel in sorted(staged, key=lambda c: (c[0], c[1]))]
+    assert change_list(staged) == expected
