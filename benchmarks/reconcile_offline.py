@@ -10,7 +10,9 @@ Generates a state directory, then times (as whole processes, median of --runs):
   warm    a warm full run: on each reconciled copy, one Cluster's labels changed (a shared object:
           the run index plans a full run over the computed files of the last run)
 and prints the ratios of cold and noop to the floor, and the peak memory of the cold and warm runs
-across all their processes (the karmactl process and the workers it forks).
+across all their processes (the karmactl process and the workers it forks), measured on a second
+set of copies: sampling the memory of a run slows it down (by 10-15 % at N=10,000), so the times
+come from runs that are not sampled.
 
 Peak memory: a sampler thread reads, every ``--sample`` seconds, ``/proc/<pid>/smaps_rollup`` of
 the karmactl process and of each of its descendants (found by parent pid in ``/proc/*/stat``) and
@@ -260,6 +262,7 @@ def main() -> None:
     # One fresh copy per cold run, all made (and flushed) before any timing: deleting a large
     # tree right before a timed run bills the file system's cleanup (discard) to that run.
     copies = [work / f"state-{i}" for i in range(args.runs)]
+    sampled = [work / f"state-mem-{i}" for i in range(args.runs if args.sample > 0 else 0)]
     stale = [p for p in work.glob("state-*") if p.is_dir()]
     for c in stale:
         shutil.rmtree(c, ignore_errors=True)
@@ -267,31 +270,33 @@ def main() -> None:
     if stale and args.settle > 0:
         print(f"deleted {len(stale)} earlier copies; settling {args.settle:.0f} s", file=sys.stderr)
         time.sleep(args.settle)
-    for c in copies:
+    for c in copies + sampled:
         shutil.copytree(src, c)
     os.sync()
     env = process_env(work)
     compile_checkout(env)
     floor, _ = timed([sys.executable, "-c", PARSE_FLOOR, str(src)], args.runs, env=env)
     read, _ = timed([sys.executable, "-c", KARMACTL_READ, str(src)], args.runs, env=env)
+    reconcile = exe + ["reconcile", "--offline", "--now", NOW]
     cold, peaks = [], []
     for c in copies:
-        t, p = timed(exe + ["--state", str(c), "reconcile", "--offline", "--now", NOW], 1, args.sample, env)
-        cold += t
-        peaks += p
+        cold += timed(reconcile + ["--state", str(c)], 1, env=env)[0]
+    for c in sampled:
+        peaks += timed(reconcile + ["--state", str(c)], 1, args.sample, env)[1]
     state = copies[-1]
     noop, _ = timed(exe + ["--state", str(state), "reconcile", "--offline", "--now", NOW], args.runs, env=env)
     files = sum(len(f) for _, _, f in os.walk(state / "computed"))
     warm, warm_peaks = [], []
-    for i, c in enumerate(copies):  # every copy is reconciled now: a Cluster edit makes the next run full
+    for i, c in enumerate(copies + sampled):  # every copy is reconciled now: a Cluster edit makes the next run full
         cluster = c / "clusters" / "member1.yaml"
         text = cluster.read_text()
         edited = text.replace("labels: {region: r1}", f"labels: {{region: r1, warm: w{i}}}", 1)
         assert edited != text, "the generated Cluster member1 has changed shape"
         cluster.write_text(edited)
-        t, p = timed(exe + ["--state", str(c), "reconcile", "--offline", "--now", NOW], 1, args.sample, env)
-        warm += t
-        warm_peaks += p
+        if c in sampled:
+            warm_peaks += timed(reconcile + ["--state", str(c)], 1, args.sample, env)[1]
+        else:
+            warm += timed(reconcile + ["--state", str(c)], 1, env=env)[0]
     med = statistics.median
     runs = lambda xs: ", ".join(f"{x:.2f}" for x in xs)  # noqa: E731
     print(f"N={args.n} clusters={args.clusters} computed_files={files}")
