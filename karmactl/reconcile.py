@@ -394,12 +394,12 @@ def _run(store: StateStore, options: RunOptions, members) -> RunReport:
 
 
 def _record_index(store: StateStore, before: Snapshot, report: RunReport, owners: dict, wakes: list, now: str,
-                  tag: str, config, started_ns: int, shared: bytes | None, split: set | None = None,
+                  tag: str, config, started_ns: int, shared: tuple | None, split: set | None = None,
                   written: dict | None = None) -> None:
     """Write the index of a full offline run that committed (``karmactl/store/runindex.py``):
     ``owners`` ``{computed rel: [owner, claim]}`` (``runindex.Owners.owner_map``), ``wakes``
-    ``registry.wake_times`` entries, ``shared`` the shared objects' bytes (None: they cannot be
-    JSON, and no index is kept), ``split`` and ``written`` as for ``runindex.build_index``."""
+    ``registry.wake_times`` entries, ``shared`` the shared file (``runindex.shared_objects_bytes``;
+    None: an object cannot be JSON, and no index is kept), ``split`` and ``written`` as for ``runindex.build_index``."""
     from karmactl.store import runindex
 
     if shared is not None:
@@ -477,6 +477,17 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
         return True
     config = detector.DetectorConfig(skipped_namespaces=settings_of(sub).skipped_namespaces)
     normalize = lambda obj, src: normalize_object(obj, src, store.registry, owned=True, strict=True)  # noqa: E731
+
+    def checked(rel: str) -> list | None:
+        """``[(object, document index, line)]`` of one user file, checked as a load checks them;
+        None (and the reason given) when it has an error: the full run reports it."""
+        try:
+            return [(store.check_document(o, i, ln, rel, normalize), i, ln)
+                    for o, i, ln in store.read_documents(store.root / rel, rel)]
+        except InputError:
+            why.append(f"{rel} has an error")
+            return None
+
     reread = set(plan.touched) | set(plan.removed)
     for rel in reread:  # the last run's versions of their policies
         if not take(shared.in_file(rel)):
@@ -499,13 +510,13 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
     entries = {}
     new_policies = {}
     for rel in plan.touched:
-        path = store.root / rel
         try:
-            sigs[rel] = file_signature(path)
-            docs = store.read_documents(path, rel)
-            objs = [(store.check_document(o, i, ln, rel, normalize), i, ln) for o, i, ln in docs]
+            sigs[rel] = file_signature(store.root / rel)
         except InputError:
             why.append(f"{rel} has an error")
+            return None
+        objs = checked(rel)
+        if objs is None:
             return None
         entries[rel] = []
         for obj, i, ln in objs:
@@ -546,11 +557,8 @@ def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, st
             if owner in holders:
                 wanted.setdefault(holders[owner][1], set()).add(holders[owner][0])
         for rel, keys in sorted(wanted.items()):
-            try:
-                docs = store.read_documents(store.root / rel, rel)
-                objs = [(store.check_document(o, i, ln, rel, normalize), i, ln) for o, i, ln in docs]
-            except InputError:
-                why.append(f"{rel} has an error")
+            objs = checked(rel)
+            if objs is None:
                 return None
             for obj, i, ln in objs:
                 key = key_of(obj)

@@ -125,10 +125,6 @@ def placement_changed(placement: dict, applied: str | None, observed_affinity_na
         return True
     if applied == canonical_json(placement or {}):
         return False
-    return _placement_changed(placement, applied, observed_affinity_name)
-
-
-def _placement_changed(placement: dict, applied: str, observed_affinity_name: str) -> bool:
     try:
         old = json.loads(applied)
     except ValueError:

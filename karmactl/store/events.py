@@ -50,14 +50,19 @@ def _read(root, rel: str) -> list[dict] | None:
     Raises:
         InputError: an unreadable or malformed file (named).
     """
+    raw = _raw(root, rel)
+    return None if raw is None else _items_of(raw, rel)
+
+
+def _raw(root, rel: str) -> bytes | None:
+    """The bytes of one Event file, or None when it does not exist (raises InputError naming it)."""
     try:
         with open(os.path.join(str(root), rel), "rb") as fh:
-            raw = fh.read()
+            return fh.read()
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise InputError(f"cannot read event file (delete it): {exc}", rel) from None
-    return _items_of(raw, rel)
 
 
 def _items_of(raw: bytes, rel: str) -> list[dict]:
@@ -206,8 +211,12 @@ def event_items(events) -> list[tuple]:
     :func:`~karmactl.store.state.dump_computed` writes it inside the list (indented by four
     more spaces), so files are joined from bytes without building the list again."""
     opt = orjson.OPT_INDENT_2
-    return [(f"{last_seen(e)}\0{e['metadata']['name']}".encode("utf-8", "surrogatepass"),
-             b"    " + orjson.dumps(e, option=opt).replace(b"\n", b"\n    ")) for e in events]
+    return [(_sort_key(e), b"    " + orjson.dumps(e, option=opt).replace(b"\n", b"\n    ")) for e in events]
+
+
+def _sort_key(event: dict) -> bytes:
+    """An Event's place in its file (:func:`event_items`)."""
+    return f"{last_seen(event)}\0{event['metadata']['name']}".encode("utf-8", "surrogatepass")
 
 
 def event_list_bytes(items: list[tuple]) -> bytes:
@@ -273,14 +282,9 @@ def _kept_items(root, rel: str, leave_out) -> list[tuple]:
     Raises:
         InputError: an unreadable or malformed file (named).
     """
-    path = os.path.join(str(root), rel)
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except FileNotFoundError:
+    raw = _raw(root, rel)
+    if raw is None:
         return []
-    except OSError as exc:
-        raise InputError(f"cannot read event file (delete it): {exc}", rel) from None
     events = _items_of(raw, rel)
     spans = None
     if raw.startswith(_LIST_HEAD) and raw.endswith(_LIST_TAIL):
@@ -292,8 +296,7 @@ def _kept_items(root, rel: str, leave_out) -> list[tuple]:
     kept = [i for i, e in enumerate(events) if regarding_key(e.get("regarding") or {}) not in leave_out]
     if spans is None:
         return event_items(events[i] for i in kept)
-    return [(f"{last_seen(events[i])}\0{events[i]['metadata']['name']}".encode("utf-8", "surrogatepass"), spans[i])
-            for i in kept]
+    return [(_sort_key(events[i]), spans[i]) for i in kept]
 
 
 def stage_merged(root, writer: TreeWriter, parts: list[dict]) -> list[tuple]:

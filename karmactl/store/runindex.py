@@ -5,10 +5,10 @@ Karmada's controllers reconcile one object at a time, triggered by watch events 
 karmactl has no watches, so it keeps, under ``<state>/.karmactl/``, what a completed offline run
 read and wrote, in three files written atomically, the first one last:
 
-* ``run-index.json``, what every run reads (3 MB at 10,000 templates, decoded in about 15 ms):
-  the signatures ``[mtime_ns, size, inode]`` of the user files as they were read and of the files
-  under ``computed/`` after the commit (Events excepted: history, not input), grouped by directory
-  (:func:`group`); ``wakes``: per owner the earliest time at which a clock-based rule could change
+* ``run-index.json``, what every run reads (3 MB at 10,000 templates, decoded in a few
+  milliseconds): the signatures ``[mtime_ns, size, inode]`` of the user files as they were read and
+  of the files under ``computed/`` after the commit (Events excepted: history, not input), packed
+  per directory (:class:`Signatures`); ``wakes``: per owner the earliest time at which a clock-based rule could change
   its result although no input changed (``Step.wake`` in ``karmactl/controllers/registry.py``:
   toleration windows, grace periods, eviction history, WorkloadRebalancer TTLs), ``""`` for the
   whole state; ``warnings`` (an unchanged run repeats them) and ``now``, the run's clock; and the
@@ -118,22 +118,20 @@ def binding_key_of_owner(owner: str) -> tuple:
     return ("work.karmada.io", "ResourceBinding" if namespace else "ClusterResourceBinding", namespace, name)
 
 
+def policy_string(pkey) -> str:
+    """``"<kind>/<namespace>/<name>"`` of a (Cluster)PropagationPolicy key: how the index names a
+    policy (claims, the shared file's keys)."""
+    return f"{pkey[1]}/{pkey[2]}/{pkey[3]}"
+
+
 def claim_string(which: str, obj: dict) -> str:
-    """The claim a computed object carries, as the index keeps it: ``"<kind>/<namespace>/<name>"``
-    of the (Cluster)PropagationPolicy named by a binding's or an overlay's claim annotations
+    """The claim a computed object carries, as the index keeps it: the :func:`policy_string` of
+    the (Cluster)PropagationPolicy named by a binding's or an overlay's claim annotations
     (``shards.claimed_policy_key``; ``pkg/detector/claim.go``), ``""`` for none (and for Works)."""
     if which == "works":
         return ""
     pkey = claimed_policy_key(obj.get("metadata"))
-    return "" if pkey is None else f"{pkey[1]}/{pkey[2]}/{pkey[3]}"
-
-
-def claim_key(claim: str):
-    """The policy key of a :func:`claim_string` (None for ``""``)."""
-    if not claim:
-        return None
-    kind, ns, name = claim.split("/", 2)
-    return ("policy.karmada.io", kind, ns, name)
+    return "" if pkey is None else policy_string(pkey)
 
 
 def is_split(key, obj: dict, config: DetectorConfig) -> bool:
@@ -326,14 +324,14 @@ class Signatures:
 @dataclass
 class RunIndex:
     """The index (module docs): ``files`` the :class:`Signatures` of the user files as they were
-    read, ``computed`` those of the computed files after the commit; ``wakes`` ``{owner: RFC 3339}``, ``warnings`` ``[str]``, ``now`` the run's
-    clock, ``tag`` what made it, ``token`` the shared file's. The detail (:func:`read_detail`,
-    None until read): ``where`` ``{key string: "1" or "0" (split or not) + file rel}`` of every
-    object the user files held (:func:`key_string`), ``by_owner`` ``{owner: computed rels joined by
-    newlines}`` (:meth:`files_of`),
-    ``claims`` ``{computed rel: claim}`` (non-empty claims only), ``detail`` its token. Maps keyed
-    by strings with string values decode several times faster than lists of lists: a partial run
-    reads them whole."""
+    read, ``computed`` those of the computed files after the commit; ``wakes`` ``{owner: RFC
+    3339}``, ``warnings`` ``[str]``, ``now`` the run's clock, ``tag`` what made it, ``token`` the
+    shared file's. The detail (:func:`read_detail`, None until read): ``where`` ``{key string: "1"
+    or "0" (split or not) + file rel}`` of every object the user files held (:func:`key_string`),
+    ``by_owner`` ``{owner: computed rels joined by newlines}`` (:meth:`files_of`), ``claims``
+    ``{computed rel: claim}`` (non-empty claims only), ``detail`` its token. Maps keyed by strings
+    with string values decode several times faster than lists of lists: a partial run reads them
+    whole."""
 
     tag: str
     now: str
@@ -512,7 +510,7 @@ class SharedFile:
     index, line]]`` of every shared object but the (Cluster)PropagationPolicies that name their
     templates (:func:`named_targets`); those are kept each in its own JSON text and decoded on
     demand, found by the templates they name (``"<kind>/<name>"``), by file and by key
-    (``"<kind>/<namespace>/<name>"``, as :func:`claim_string`): at 10,000 templates with a policy
+    (:func:`policy_string`, as claims name them): at 10,000 templates with a policy
     each, a partial run decodes a handful instead of 10,000."""
 
     def __init__(self, header: dict, body: memoryview):
@@ -568,7 +566,7 @@ class SharedFile:
             paths[obj[1]] = [j for j in paths.get(obj[1], ()) if j != i]
             if not paths[obj[1]]:
                 del paths[obj[1]]
-            keys.pop(f"{key[1]}/{key[2]}/{key[3]}", None)
+            keys.pop(policy_string(key), None)
         offsets = list(self._offsets)
         body = bytearray(self._body)
         for key, entry in added:
@@ -585,7 +583,7 @@ class SharedFile:
             for target in targets:
                 names.setdefault(target, []).append(i)
             paths.setdefault(entry[1], []).append(i)
-            keys[f"{key[1]}/{key[2]}/{key[3]}"] = i
+            keys[policy_string(key)] = i
         live = sum(offsets[i + 1] - offsets[i] for i in keys.values())
         if offsets[-1] > 2 * live + 65536:
             return None
@@ -593,10 +591,10 @@ class SharedFile:
                                "offsets": offsets})
         return header, body
 
-    def carried(self, decoded: set) -> list:
+    def carried(self, decoded) -> list:
         """What :func:`shared_file_bytes` carries over from this file (its ``kept``): the policies
-        it holds but for the indices in ``decoded`` (those a partial run read, and writes back
-        from its snapshot)."""
+        it holds but for the indices in ``decoded`` (a container of those a partial run read, and
+        writes back from its snapshot)."""
         targets_of: dict = {}
         for target, indices in self._names.items():
             for i in indices:
@@ -690,7 +688,7 @@ def shared_file_bytes(entries, kept=()) -> tuple | None:
             if targets is None:
                 objects.append(entry)
             else:
-                add(f"{key[1]}/{key[2]}/{key[3]}", targets, entry[1], orjson.dumps(entry))
+                add(policy_string(key), targets, entry[1], orjson.dumps(entry))
         for kstr, targets, path, blob in kept:
             add(kstr, targets, path, blob)
         header = orjson.dumps({"objects": objects, "names": names, "paths": paths, "keys": keys, "offsets": offsets})
@@ -881,7 +879,7 @@ def policy_change_owners(old: dict, new: dict, templates: dict, index: RunIndex)
         ``(owners, "")``, or ``(None, reason)`` when a changed policy may select any template (a
         resource selector without ``name``) or reaches a template other templates read.
     """
-    changed = {f"{k[1]}/{k[2]}/{k[3]}": k for k in set(old) | set(new)}
+    changed = {policy_string(k): k for k in set(old) | set(new)}
     hits = [(rel, changed[claim]) for rel, claim in index.claims.items() if claim in changed]
     owner_of = index.owners_of([rel for rel, _pkey in hits])
     claims = [(owner_of[rel], pkey) for rel, pkey in hits]  # the owner string stands for the claiming binding
@@ -975,7 +973,9 @@ def plan(store, index: RunIndex | None, now: str) -> Plan:
     return Plan("partial", touched=sorted(touched), removed=sorted(removed), due=due)
 
 
-__all__ = ["RunIndex", "Plan", "Owners", "plan", "read_index", "read_detail", "read_shared", "write_index", "drop_index",
-           "Signatures", "user_signatures", "key_string", "string_key",
-           "build_index", "wake_map", "code_stamp", "shared_objects_bytes", "shared_file_bytes", "named_targets", "SharedFile", "computed_signatures", "computed_as_recorded", "computed_owners", "is_split",
-           "owner_of_binding", "binding_key_of_owner", "claim_string", "claim_key", "is_policy", "policy_change_owners"]
+__all__ = ["RunIndex", "Plan", "Owners", "Signatures", "SharedFile", "plan", "read_index", "read_detail",
+           "read_shared", "write_index", "drop_index", "build_index", "user_signatures", "computed_signatures",
+           "computed_as_recorded", "computed_check", "computed_owners", "wake_map", "code_stamp",
+           "shared_objects_bytes", "shared_file_bytes", "named_targets", "key_string", "string_key", "is_split",
+           "owner_of_binding", "binding_key_of_owner", "policy_string", "claim_string", "is_policy",
+           "policy_change_owners"]

@@ -191,8 +191,9 @@ class StateStore:
 
     def scan_user_dirs(self):
         """Yield ``(directory, [os.DirEntry])`` for every directory the files of :meth:`user_files`
-        are looked for in, with those it holds (possibly none), unsorted (:func:`walk_listed`): ``directory`` relative to the state directory
-        (``""`` for its top), each entry's ``name`` a file's. The one rule :meth:`user_file_names`
+        are looked for in, with those it holds (possibly none), unsorted (:func:`walk_listed`):
+        ``directory`` relative to the state directory (``""`` for its top), each entry's ``name`` a
+        file's. The one rule :meth:`user_file_names`
         and the run index (``karmactl/store/runindex.py``) follow.
 
         Each directory is listed through an open descriptor, kept open while its entries are
@@ -862,7 +863,7 @@ def computed_order(rel: str) -> list[str]:
     return rel.split("/")
 
 
-def computed_map(rel: str) -> str:
+def computed_map(rel: str) -> str | None:
     """Which map of a snapshot a computed file's object goes to, by its relative path
     (:meth:`StateStore.computed_rel`): ``bindings``, ``works``, ``overlays``, or None for a path
     no computed object has."""
