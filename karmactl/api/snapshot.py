@@ -123,6 +123,8 @@ class Settings:
         cluster_failover: taint NotReady/Unreachable clusters NoExecute and evict (``clusterFailover``,
             default "true": DESIGN §3.4).
         failure_threshold / success_threshold: seconds (``clusterFailureThreshold`` / ``clusterSuccessThreshold``, 30).
+        status_update_frequency: seconds between cluster health probes of the continuous loop
+            (``clusterStatusUpdateFrequency``, 10: Karmada's ``--cluster-status-update-frequency``).
         graceful_eviction_timeout: seconds (``gracefulEvictionTimeout``, 600).
         no_execute_purge_mode: purge mode of taint evictions without ``failover.cluster``
             (``noExecuteTaintEvictionPurgeMode``, Gracefully).
@@ -143,6 +145,7 @@ class Settings:
     cluster_failover: bool = True
     failure_threshold: float = 30.0
     success_threshold: float = 30.0
+    status_update_frequency: float = 10.0
     graceful_eviction_timeout: float = 600.0
     no_execute_purge_mode: str = "Gracefully"
     detect_failure_threshold: float = 30.0
@@ -188,6 +191,10 @@ class Settings:
         s.federated_quota_enforcement = flag("federatedQuotaEnforcement", s.federated_quota_enforcement)
         s.failure_threshold = num("clusterFailureThreshold", s.failure_threshold)
         s.success_threshold = num("clusterSuccessThreshold", s.success_threshold)
+        s.status_update_frequency = num("clusterStatusUpdateFrequency", s.status_update_frequency)
+        if s.status_update_frequency <= 0:
+            raise ValueError(f'karmactl-config data.clusterStatusUpdateFrequency: "{data["clusterStatusUpdateFrequency"]}" '
+                             "must be more than 0 seconds")
         s.graceful_eviction_timeout = num("gracefulEvictionTimeout", s.graceful_eviction_timeout)
         s.detect_failure_threshold = num("detectFailureThreshold", s.detect_failure_threshold)
         s.detect_success_threshold = num("detectSuccessThreshold", s.detect_success_threshold)

@@ -124,10 +124,18 @@ def reconcile(ctx: typer.Context,
               offline: bool = typer.Option(False, "--offline", help="Never contact members; trust Cluster status in the files."),
               dry_run: bool = typer.Option(False, "--dry-run", help="Print what would change; write nothing."),
               wait: bool = typer.Option(False, "--wait", help="Repeat runs until nothing changes."),
-              timeout: str = typer.Option("5m", "--timeout", help="With --wait: give up after this long (e.g. 90s, 5m).")):
+              timeout: str = typer.Option("5m", "--timeout", help="With --wait: give up after this long (e.g. 90s, 5m)."),
+              watch: bool = typer.Option(False, "-w", "--watch",
+                                         help="Keep running: a pass whenever files, cluster health or the clock call "
+                                              "for one (until Ctrl-C / SIGTERM)."),
+              resync: str = typer.Option("5m", "--resync", help="With --watch: a whole pass at least this often."),
+              metrics_addr: Optional[str] = typer.Option(None, "--metrics-addr",
+                                                         help="With --watch: serve /metrics (Prometheus) and /healthz "
+                                                              "on HOST:PORT.")):
     """Run the control plane once: detector, scheduler, controllers, execution on members, status."""
     from karmactl.cli.commands import reconcile_cmd
-    reconcile_cmd(ctx_of(ctx), offline=offline, dry_run=dry_run, wait=wait, timeout=timeout)
+    reconcile_cmd(ctx_of(ctx), offline=offline, dry_run=dry_run, wait=wait, timeout=timeout, watch=watch,
+                  resync=resync, metrics_addr=metrics_addr)
 
 
 @app.command()

@@ -683,10 +683,21 @@ def _members_layer(c: Context, offline: bool):
     return MemberLayer.from_context(c)
 
 
-def reconcile_cmd(c: Context, offline: bool, dry_run: bool, wait: bool, timeout: str) -> None:
+def reconcile_cmd(c: Context, offline: bool, dry_run: bool, wait: bool, timeout: str, watch: bool = False,
+                  resync: str = "5m", metrics_addr: str | None = None) -> None:
     from karmactl.reconcile import RunOptions, run
 
     store = store_of(c)
+    if watch:
+        from karmactl.cli.watch_cmd import watch_cmd
+
+        for flag, given in (("--dry-run", dry_run), ("--wait", wait), ("--now", bool(c.now_text))):
+            if given:
+                raise CLIError(f"--watch runs until stopped on the wall clock: it cannot be combined with {flag}",
+                               ExitCode.INPUT_ERROR)
+        watch_cmd(c, _members_layer(c, offline), offline=offline, resync=parse_duration(resync),
+                  metrics_addr=metrics_addr)
+        return
     members = _members_layer(c, offline)
     if wait and not dry_run:
         report = wait_converged(c, members, parse_duration(timeout), offline=offline, verbose_runs=True)

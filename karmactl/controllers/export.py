@@ -290,6 +290,7 @@ def _settings_flags(ex: Export, data: dict, has_taint_policies: bool, has_mcs: b
             ex.notes.append("noExecuteTaintEvictionPurgeMode has no effect while clusterFailover is false")
     cm.append(f"--cluster-failure-threshold={_seconds(s.failure_threshold)}")
     cm.append(f"--cluster-success-threshold={_seconds(s.success_threshold)}")
+    cm.append(f"--cluster-status-update-frequency={_seconds(s.status_update_frequency)}")
     cm.append(f"--graceful-eviction-timeout={_seconds(s.graceful_eviction_timeout)}")
     cm.append("--skipped-propagating-namespaces=" + ",".join(s.skipped_namespaces))
     qps, burst = (str(data.get(k, "")).strip() for k in ("memberQPS", "memberBurst"))

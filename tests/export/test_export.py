@@ -96,7 +96,8 @@ def test_export_writes_karmadas_objects_without_karmactls_and_exits_1_for_propos
     flags = (out / "karmada-controller-manager.flags").read_text().split()
     assert flags == ["--feature-gates=Failover=true", "--enable-no-execute-taint-eviction=true",
                      "--no-execute-taint-eviction-purge-mode=Gracefully", "--cluster-failure-threshold=45s",
-                     "--cluster-success-threshold=30s", "--graceful-eviction-timeout=120s",
+                     "--cluster-success-threshold=30s", "--cluster-status-update-frequency=10s",
+                     "--graceful-eviction-timeout=120s",
                      "--skipped-propagating-namespaces=kube-.*"]
 
     assert cli("export", "--to-karmada", str(out), "--allow-lossy")[0] == 0

@@ -1,0 +1,488 @@
+"""The continuous control loop: ``karmactl reconcile --watch``.
+
+Karmada's controllers run all the time and react to events; karmactl's reconcile is one pass
+(:func:`karmactl.reconcile.run`). This module makes passes happen when something they decide on
+changes, on one machine, without holding the state directory between passes:
+
+- **files**: a change under the state directory (people's YAML, a ``git pull``, ``karmactl apply``)
+  — inotify through the ``watchdog`` library, or its polling observer where inotify is not available
+  (:class:`FileTrigger`). karmactl's own writes (``computed/``, ``.karmactl/``) are not triggers;
+- **cluster health**: every ``clusterStatusUpdateFrequency`` seconds (Karmada's
+  ``--cluster-status-update-frequency``, default 10 s) the members are probed against the last
+  pass's snapshot, held in memory; a pass runs only when a Cluster's status would change (a
+  failure's first sighting, a threshold crossed, a member back), as Karmada's cluster status
+  controller updates a Cluster only on change (``pkg/controllers/status/cluster_status_controller.go``);
+- **the clock**: the earliest wake time the last pass's controllers gave
+  (:func:`karmactl.controllers.registry.wake_times`: toleration ends, grace periods, TTLs);
+- **resync**: a whole pass every ``resync`` seconds even when nothing triggered one (the resync
+  period of Kubernetes informers), which also corrects drift on the members.
+
+Each pass takes the state lock for the pass alone (so ``apply``, ``edit``, ``get``... work while
+the loop runs), is crash-atomic as any run, and logs one line on stderr. A member that fails is
+a line in the log, never the end of the loop; invalid input is reported and the loop waits for the
+files to change. SIGINT/SIGTERM stop it between or inside a pass (never inside a commit).
+
+The loop keeps no state a restart would miss: every clock (threshold records, eviction tasks,
+graceful eviction timeouts) lives in the state directory's files.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from karmactl.api.objects import seconds_between
+from karmactl.reconcile import RunOptions, RunReport, run
+
+IGNORED_TOP = ("computed", ".karmactl", ".git")
+"""Top-level entries of the state directory whose changes are karmactl's own (or git's)."""
+
+SETTLE_FIRST = 0.5
+SETTLE_MAX = 60.0
+"""Seconds before the first and at most between *settle* passes (see :meth:`ControlLoop.run`)."""
+
+DEBOUNCE = 0.2
+"""Seconds the loop waits after a file event for the rest of the same edit (an editor's save, a
+``git pull`` of many files) before it runs a pass."""
+
+
+@dataclass
+class LoopOptions:
+    """How the loop runs.
+
+    Attributes:
+        frequency: seconds between cluster health probes; None: the settings'
+            ``clusterStatusUpdateFrequency`` (10 s), read again after each pass.
+        resync: seconds between whole passes when nothing else triggered one (300).
+        offline: no members: passes are offline (files and the clock trigger them).
+        max_passes: stop after this many passes (None: until a signal); for tests and ``--once``-like use.
+    """
+
+    frequency: float | None = None
+    resync: float = 300.0
+    offline: bool = False
+    max_passes: int | None = None
+
+
+@dataclass
+class PassRecord:
+    """One pass, as logged and counted: its number, what triggered it, its report (None when it
+    failed), the error message (bad input, a bug), and its wall seconds."""
+
+    number: int
+    trigger: str
+    report: RunReport | None
+    error: str = ""
+    seconds: float = 0.0
+    kind: str = ""  # "" ok, "input" bad input, "internal" a bug
+
+
+class Triggers:
+    """Reasons to run a pass, fired from any thread; :meth:`wait` collects them."""
+
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._reasons: list[str] = []
+
+    def fire(self, reason: str) -> None:
+        """Ask for a pass (thread-safe)."""
+        with self._cond:
+            if reason not in self._reasons:
+                self._reasons.append(reason)
+            self._cond.notify_all()
+
+    def wait(self, timeout: float) -> list[str]:
+        """The reasons fired so far, waiting at most ``timeout`` seconds for one; [] on timeout.
+        Waits in slices, so a signal handler of the main thread runs within 0.25 s."""
+        deadline = time.monotonic() + max(0.0, timeout)
+        with self._cond:
+            while not self._reasons:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return []
+                self._cond.wait(min(left, 0.25))
+            reasons, self._reasons = self._reasons, []
+            return reasons
+
+
+class FileTrigger:
+    """Fires ``files: <path>`` when a file under the state directory changes (created, modified,
+    moved, deleted), except karmactl's own (:data:`IGNORED_TOP`) and editors' temporary files.
+
+    Uses ``watchdog``'s native observer (inotify on Linux) and falls back to its polling observer
+    (every second) when the native one cannot start (no inotify, its watch limit reached).
+    """
+
+    def __init__(self, root: Path, triggers: Triggers):
+        self.root = os.path.realpath(str(root))
+        self.triggers = triggers
+        self.observer = None
+        self.polling = False
+
+    def start(self) -> "FileTrigger":
+        """Start watching: the top of the state directory alone, and each of its subdirectories
+        but :data:`IGNORED_TOP` recursively (karmactl's own trees, some 40,000 files in a large
+        state, are never watched); a subdirectory created later is added when it appears."""
+        from watchdog.events import FileSystemEventHandler
+        from watchdog.observers import Observer
+        from watchdog.observers.polling import PollingObserver
+
+        owner = self
+
+        class Handler(FileSystemEventHandler):
+            def on_any_event(self, event):  # noqa: D401 - watchdog's callback
+                if event.event_type in ("opened", "closed_no_write"):
+                    return
+                for path in (event.src_path, getattr(event, "dest_path", "") or ""):
+                    rel = owner.relevant(path)
+                    if rel:
+                        owner.triggers.fire(f"files: {rel}")
+                        if event.is_directory and os.sep not in rel and event.event_type in ("created", "moved"):
+                            owner._watch_tree(rel)
+
+        self._handler = Handler()
+        self._trees: dict = {}
+        try:
+            observer = Observer()
+            observer.daemon = True
+            observer.schedule(self._handler, self.root, recursive=False)
+            observer.start()
+        except OSError:
+            observer = PollingObserver(timeout=1.0)
+            observer.daemon = True
+            observer.schedule(self._handler, self.root, recursive=False)
+            observer.start()
+            self.polling = True
+        self.observer = observer
+        with os.scandir(self.root) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False) and entry.name not in IGNORED_TOP:
+                    self._watch_tree(entry.name)
+        return self
+
+    def _watch_tree(self, name: str) -> None:
+        """Watch the top-level directory ``name`` recursively (once)."""
+        path = os.path.join(self.root, name)
+        if name in self._trees or not os.path.isdir(path) or os.path.islink(path):
+            return
+        try:
+            self._trees[name] = self.observer.schedule(self._handler, path, recursive=True)
+        except OSError:  # gone again, or the watch limit: the next pass still reads every file
+            pass
+
+    def relevant(self, path) -> str:
+        """The path relative to the state directory when its change matters, else ""."""
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        if not path:
+            return ""
+        rel = os.path.relpath(path, self.root)
+        if rel == "." or rel.startswith(".."):
+            return ""
+        parts = rel.split(os.sep)
+        if parts[0] in IGNORED_TOP:
+            return ""
+        name = parts[-1]
+        if name.startswith(".karmactl-") or name.endswith((".swp", ".swx", "~")) or name.startswith(".#"):
+            return ""
+        return rel
+
+    def stop(self) -> None:
+        if self.observer is not None:
+            self.observer.stop()
+            self.observer.join(timeout=2)
+
+
+def summarize(reasons: list) -> str:
+    """One short trigger text for a pass: ``files: a.yaml (+3)``, ``cluster status: member2``..."""
+    files = [r[len("files: "):] for r in reasons if r.startswith("files: ")]
+    others = [r for r in reasons if not r.startswith("files: ")]
+    if files:
+        named = sorted(files, key=lambda f: (f.rsplit(os.sep, 1)[-1].startswith("."), -f.count(os.sep), f))[0]
+        others.append(f"files: {named}" + (f" (+{len(files) - 1})" if len(files) > 1 else ""))
+    return ", ".join(others)
+
+
+def next_wake(snap, now: str, settings) -> float | None:
+    """Seconds from ``now`` to the earliest wake time after ``now`` of the pipeline's controllers
+    over the computed snapshot ``snap`` (:func:`karmactl.controllers.registry.wake_times`), or None.
+
+    Wake times at or before ``now`` (a Lua customization reads the clock: "due at every run") are not
+    a reason to run again at once: the probe and resync cadence covers them.
+    """
+    from karmactl.controllers.registry import wake_times
+
+    best = None
+    for _key, when in wake_times(snap, now, settings):
+        try:
+            delta = seconds_between(now, when)
+        except ValueError:
+            continue
+        if delta > 0 and (best is None or delta < best):
+            best = delta
+    return best
+
+
+def cluster_status_changed(members, snap, now: str) -> list:
+    """Probe the members against ``snap`` (the last pass's computed snapshot) and return the names
+    of the Clusters whose overlay (status, threshold record) the probe would change, plus those whose
+    probe failed for another reason than before. Writes nothing."""
+    report = RunReport()
+    probed = members.probe(snap, now, report)
+    changed = []
+    for key, overlay in probed.overlays.items():
+        if key[1] == "Cluster" and snap.overlays.get(key) is not overlay and snap.overlays.get(key) != overlay:
+            changed.append(key[3])
+    return sorted(changed)
+
+
+class ControlLoop:
+    """The continuous control loop over one state directory (see the module docstring).
+
+    Args:
+        store: the state directory (``karmactl.store.state.StateStore``).
+        members: the member layer (``karmactl.members.layer.MemberLayer``), or None with ``options.offline``.
+        clock: ``f() -> RFC 3339``, read once per pass and per probe.
+        options: :class:`LoopOptions`.
+        locked: ``f() -> context manager`` holding the state lock for one pass.
+        on_pass: ``f(PassRecord)`` after each pass (the CLI's log line, metrics).
+        triggers: the trigger queue (a :class:`FileTrigger` fires into it).
+    """
+
+    def __init__(self, store, members, clock: Callable[[], str], options: LoopOptions, locked: Callable,
+                 on_pass: Callable[[PassRecord], None], triggers: Triggers | None = None):
+        self.store = store
+        self.members = members
+        self.clock = clock
+        self.options = options
+        self.locked = locked
+        self.on_pass = on_pass
+        self.triggers = triggers or Triggers()
+        self.passes = 0
+        self.last = None  # the last computed snapshot (report.after)
+        self.settings = None
+
+    def frequency(self) -> float:
+        """Seconds between probes: the flag, else the settings' ``clusterStatusUpdateFrequency``."""
+        if self.options.frequency is not None:
+            return self.options.frequency
+        return getattr(self.settings, "status_update_frequency", 10.0) if self.settings is not None else 10.0
+
+    def one_pass(self, trigger: str) -> PassRecord:
+        """Run one pass under the lock; never raises for bad input or a member (the record says)."""
+        from karmactl.reconcile import NotConvergedError, settings_of
+        from karmactl.store.state import InputError
+
+        self.passes += 1
+        started = time.monotonic()
+        record = PassRecord(self.passes, trigger, None)
+        try:
+            with self.locked():
+                report = run(self.store, RunOptions(now=self.clock(), offline=self.options.offline), self.members)
+            record.report = report
+            if report.after is not None:
+                self.last = report.after
+                try:
+                    self.settings = settings_of(report.after)
+                except (ValueError, InputError):
+                    pass
+        except (InputError, NotConvergedError) as exc:
+            record.error, record.kind = str(exc), "input"
+            self.last = None
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - the loop outlives a bug in one pass; it is logged
+            from karmactl.store.fsio import Terminated
+
+            if isinstance(exc, Terminated):
+                raise
+            record.error, record.kind = f"{type(exc).__name__}: {exc}", "internal"
+            self.last = None
+        record.seconds = time.monotonic() - started
+        self.on_pass(record)
+        return record
+
+    def run(self, first: str = "start") -> int:
+        """Run passes until :attr:`LoopOptions.max_passes` (returns the number of passes) or a signal
+        (KeyboardInterrupt / ``fsio.Terminated`` propagate).
+
+        After a pass that wrote to the members, or whose bindings have not settled
+        (:func:`karmactl.reconcile.converged`), a *settle* pass follows after :data:`SETTLE_FIRST`
+        seconds, then twice as long each time up to :data:`SETTLE_MAX`: the members' answers to
+        what was applied (workloads getting ready) reach the status files as Karmada's work status
+        controller reports them on member events.
+        """
+        inf = float("inf")
+        reasons = [first]
+        last_probe = last_pass = time.monotonic()
+        settle = SETTLE_FIRST
+        settle_at = inf
+        while True:
+            if reasons:
+                rec = self.one_pass(summarize(reasons))
+                last_pass = last_probe = time.monotonic()
+                if self.options.max_passes is not None and self.passes >= self.options.max_passes:
+                    return self.passes
+                if self._unsettled(rec):
+                    settle_at = last_pass + settle
+                    settle = min(settle * 2, SETTLE_MAX)
+                else:
+                    settle, settle_at = SETTLE_FIRST, inf
+                reasons = []
+            now_m = time.monotonic()
+            wake = self._wake_in()
+            wake_at = now_m + wake + 0.05 if wake is not None else inf
+            probing = not self.options.offline and self.members is not None and self.last is not None
+            probe_at = last_probe + self.frequency() if probing else inf
+            resync_at = last_pass + self.options.resync
+            fired = self.triggers.wait(min(wake_at, probe_at, resync_at, settle_at) - now_m)
+            if fired:
+                time.sleep(DEBOUNCE)
+                reasons = fired + [r for r in self.triggers.wait(0) if r not in fired]
+                settle = SETTLE_FIRST
+                continue
+            now_m = time.monotonic()
+            if now_m >= resync_at:
+                reasons = ["resync"]
+            elif now_m >= wake_at:
+                reasons = ["wake"]
+            elif now_m >= settle_at:
+                reasons = ["settle"]
+            elif now_m >= probe_at:
+                last_probe = now_m
+                changed = self._probe()
+                if changed:
+                    reasons = ["cluster status: " + ",".join(changed)]
+
+    def _unsettled(self, rec: PassRecord) -> bool:
+        from karmactl.reconcile import converged
+
+        report = rec.report
+        if report is None or self.options.offline or report.after is None:
+            return False
+        return report.member_writes > 0 or not converged(report.after)[0]
+
+    def _wake_in(self) -> float | None:
+        if self.last is None or self.settings is None:
+            return None
+        try:
+            return next_wake(self.last, self.clock(), self.settings)
+        except Exception:  # noqa: BLE001 - a snapshot the controllers cannot read: the next pass says why
+            return None
+
+    def _probe(self) -> list:
+        try:
+            return cluster_status_changed(self.members, self.last, self.clock())
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as exc:  # noqa: BLE001 - a probe that cannot run: run a pass, which reports it
+            return [f"probe failed ({type(exc).__name__})"]
+
+
+@dataclass
+class Metrics:
+    """The loop's Prometheus metrics (``prometheus_client``), served with :func:`serve_metrics`.
+
+    karmactl_passes_total{trigger,result}, karmactl_pass_duration_seconds (histogram),
+    karmactl_member_clusters_ready (gauge), karmactl_member_errors (gauge: members failing in the
+    last pass), karmactl_files_changed_total, karmactl_member_writes_total,
+    karmactl_last_pass_timestamp_seconds, karmactl_last_error_timestamp_seconds.
+    """
+
+    registry: object = None
+    counters: dict = field(default_factory=dict)
+    healthy: bool = True
+    last_error: str = ""
+
+    def __post_init__(self):
+        from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.counters = {
+            "passes": Counter("karmactl_passes", "Reconcile passes of the control loop", ["trigger", "result"], registry=r),
+            "duration": Histogram("karmactl_pass_duration_seconds", "Seconds one pass took", registry=r,
+                                  buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)),
+            "ready": Gauge("karmactl_member_clusters_ready", "Member clusters whose Ready condition is True", registry=r),
+            "member_errors": Gauge("karmactl_member_errors", "Member clusters that failed in the last pass", registry=r),
+            "files": Counter("karmactl_files_changed", "Files of the state directory written by passes", registry=r),
+            "writes": Counter("karmactl_member_writes", "Writes sent to member clusters", registry=r),
+            "evictions": Counter("karmactl_evictions", "Eviction events of passes (taint manager, application "
+                                                       "failover, graceful eviction)", registry=r),
+            "last_pass": Gauge("karmactl_last_pass_timestamp_seconds", "Unix time the last pass ended", registry=r),
+            "last_error": Gauge("karmactl_last_error_timestamp_seconds", "Unix time of the last failed pass", registry=r),
+        }
+
+    def record(self, rec: PassRecord) -> None:
+        """Count one pass."""
+        c = self.counters
+        kind = rec.trigger.split(":", 1)[0].split(",", 1)[0].strip() or "start"
+        c["passes"].labels(trigger=kind, result=rec.kind or "ok").inc()
+        c["duration"].observe(rec.seconds)
+        c["last_pass"].set(time.time())
+        if rec.error:
+            c["last_error"].set(time.time())
+            self.last_error = rec.error
+            self.healthy = rec.kind != "internal"
+        else:
+            self.healthy, self.last_error = True, ""
+        if rec.report is not None:
+            c["files"].inc(len(rec.report.changes))
+            c["writes"].inc(rec.report.member_writes)
+            c["member_errors"].set(len(rec.report.member_errors))
+            c["evictions"].inc(sum(1 for e in rec.report.events if "evict" in e.lower()))
+            if rec.report.after is not None:
+                c["ready"].set(ready_clusters(rec.report.after))
+
+
+def ready_clusters(snap) -> int:
+    """How many Clusters of ``snap`` have Ready True (the overlay's status, else the file's)."""
+    n = 0
+    for key in snap.keys_of_kind("cluster.karmada.io", "Cluster"):
+        obj = snap.overlays.get(key) or snap.user.get(key) or {}
+        for cond in (obj.get("status") or {}).get("conditions") or []:
+            if cond.get("type") == "Ready" and cond.get("status") == "True":
+                n += 1
+    return n
+
+
+def serve_metrics(metrics: Metrics, address: str):
+    """Serve ``/metrics`` (Prometheus text format) and ``/healthz`` (200 ``ok``, or 503 and the
+    last internal error) on ``address`` (``HOST:PORT``; ``:PORT`` means 127.0.0.1) in a daemon
+    thread; returns the server (``.server_port``, ``.shutdown()``).
+
+    Raises:
+        ValueError: ``address`` is not ``HOST:PORT``.
+        OSError: the port cannot be bound.
+    """
+    from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+    from prometheus_client import make_wsgi_app
+
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ValueError(f'--metrics-addr "{address}": expected HOST:PORT, e.g. 127.0.0.1:9464')
+    prom = make_wsgi_app(metrics.registry)
+
+    def app(environ, start_response):
+        if environ.get("PATH_INFO") in ("/healthz", "/livez", "/readyz"):
+            ok = metrics.healthy
+            body = b"ok\n" if ok else f"last pass failed: {metrics.last_error}\n".encode()
+            start_response("200 OK" if ok else "503 Service Unavailable", [("Content-Type", "text/plain")])
+            return [body]
+        return prom(environ, start_response)
+
+    class Quiet(WSGIRequestHandler):
+        def log_message(self, *args):  # no access log on stderr: the pass lines are the log
+            pass
+
+    server = make_server(host or "127.0.0.1", int(port), app, handler_class=Quiet)
+    threading.Thread(target=server.serve_forever, name="karmactl-metrics", daemon=True).start()
+    return server
+
+
+__all__ = ["ControlLoop", "FileTrigger", "LoopOptions", "Metrics", "PassRecord", "Triggers",
+           "cluster_status_changed", "next_wake", "ready_clusters", "serve_metrics"]
