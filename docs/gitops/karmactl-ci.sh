@@ -1,17 +1,25 @@
 #!/bin/sh
 # karmactl in a CI pipeline (docs/gitops.md).
 #
-#   karmactl-ci.sh plan    merge requests: print what merging would change (unified diffs);
-#                          fails only when the state directory is invalid (exit 2) or karmactl fails
-#   karmactl-ci.sh apply   the main branch: reconcile until the members have settled, then commit
-#                          the computed status (state/computed/) back to the branch and push it
+#   karmactl-ci.sh plan    merge requests: print what merging would change (unified diffs), offline:
+#                          the job needs no member credentials; fails only when the state directory
+#                          is invalid (exit 2) or karmactl fails
+#   karmactl-ci.sh apply   the main branch, on push and on a schedule (the heartbeat): reconcile until
+#                          the members have settled, then commit the computed status (state/computed/)
+#                          back to the branch and push it — also when a member is down (exit 3) or the
+#                          run timed out (exit 4): the observations (a member's first failure time)
+#                          are the clocks the next job continues from a fresh clone
+#
+# apply refuses to act when its commit is no longer the tip of the branch (a newer push came in
+# meanwhile): the newer pipeline applies the newer state; members never get an older one.
 #
 # Environment: KARMACTL_STATE (default: state), KARMACTL_TIMEOUT (default: 5m), KARMACTL (the
-# command, default: karmactl), GIT_PUSH_REMOTE (default: origin; empty: do not push).
+# command, default: karmactl), GIT_PUSH_REMOTE (default: origin; empty: do not fetch or push).
 set -eu
 
 state="${KARMACTL_STATE:-state}"
 karmactl="${KARMACTL:-karmactl}"
+remote="${GIT_PUSH_REMOTE-origin}"
 
 case "${1:-}" in
 plan)
@@ -23,18 +31,39 @@ plan)
     if [ "$code" -gt 1 ]; then exit "$code"; fi
     ;;
 apply)
+    branch="$(git rev-parse --abbrev-ref HEAD)"
+    if [ -n "$remote" ]; then
+        git fetch -q "$remote" "$branch"
+        tip="$(git rev-parse FETCH_HEAD)"
+        if [ "$tip" != "$(git rev-parse HEAD)" ]; then
+            echo "karmactl-ci: $(git rev-parse --short HEAD) is no longer the tip of $branch" \
+                 "($(git rev-parse --short "$tip")): nothing applied; the newer pipeline applies it"
+            exit 0
+        fi
+    fi
+    set +e
     $karmactl --state "$state" reconcile --wait --timeout "${KARMACTL_TIMEOUT:-5m}"
+    code=$?
+    set -e
+    # 0 settled, 3 some member failed, 4 not settled in time: the files hold this run's observations
+    case "$code" in 0|3|4) ;; *) exit "$code" ;; esac
     git add -A -- "$state/computed"
     if git diff --cached --quiet; then
         echo "karmactl-ci: status unchanged, nothing to commit"
-        exit 0
+        exit "$code"
     fi
     # [skip ci]: the status commit must not start the pipeline again
     git -c user.name="${GIT_AUTHOR_NAME:-karmactl-ci}" -c user.email="${GIT_AUTHOR_EMAIL:-karmactl-ci@localhost}" \
         commit -q -m "karmactl: status after reconcile [skip ci]"
-    remote="${GIT_PUSH_REMOTE-origin}"
-    if [ -n "$remote" ]; then git push -q "$remote" "HEAD:$(git rev-parse --abbrev-ref HEAD)"; fi
+    if [ -n "$remote" ]; then
+        if ! git push -q "$remote" "HEAD:$branch"; then
+            echo "karmactl-ci: the branch moved while this job ran; its status is not pushed (the next job" \
+                 "observes again)" >&2
+            exit "$code"
+        fi
+    fi
     echo "karmactl-ci: committed $(git rev-parse --short HEAD)"
+    exit "$code"
     ;;
 *)
     echo "usage: $0 plan|apply" >&2

@@ -34,7 +34,8 @@ def watch_cmd(c: Context, members, offline: bool, resync: float, metrics_addr: s
             raise CLIError(str(exc), ExitCode.INPUT_ERROR) from None
         except OSError as exc:
             raise CLIError(f"--metrics-addr {metrics_addr}: {exc.strerror or exc}", ExitCode.INPUT_ERROR) from None
-        err(f"reconcile --watch: metrics on http://{metrics_addr}/metrics")
+        host = server.server_address[0]
+        err(f"reconcile --watch: metrics on http://{host}:{server.server_port}/metrics, health on /healthz")
     said: set = set()
 
     def on_pass(rec) -> None:

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -174,10 +176,14 @@ def test_watch_offline_recomputes_on_file_changes_only(state, tmp_path):
         status:
           conditions: [{type: Ready, status: "True", reason: ClusterReady, lastTransitionTime: "2026-01-01T00:00:00Z"}]
         """)
-    loop = Loop(state, "--offline", "--resync", "1h")
+    loop = Loop(state, "--offline", "--resync", "1h", "--metrics-addr", "127.0.0.1:0")
     rb = state / "computed" / "resourcebindings" / "default" / "nginx-deployment.json"
     try:
         until("the first offline pass", rb.exists, loop)
+        url = re.search(r"metrics on (http://\S+)/metrics", loop.text()).group(1)
+        metrics = urllib.request.urlopen(url + "/metrics", timeout=10).read().decode()
+        assert 'karmactl_passes_total{result="ok",trigger="start"} 1.0' in metrics
+        assert urllib.request.urlopen(url + "/healthz", timeout=10).read() == b"ok\n"
         first = rb.stat().st_mtime_ns
         time.sleep(1.5)
         assert rb.stat().st_mtime_ns == first and loop.text().count("pass ") == 1  # idle: no pass
@@ -188,6 +194,8 @@ def test_watch_offline_recomputes_on_file_changes_only(state, tmp_path):
         # a broken edit is reported and the loop waits for the next one
         deploy.write_text(deploy.read_text().replace("replicas: 5", 'replicas: "five"'))
         until("the error logged", lambda: "spec.replicas" in loop.text(), loop)
+        metrics = urllib.request.urlopen(url + "/metrics", timeout=10).read().decode()
+        assert 'karmactl_passes_total{result="input",trigger="files"} 1.0' in metrics
         deploy.write_text(deploy.read_text().replace('replicas: "five"', "replicas: 4"))
         until("the fix computed", lambda: '"replicas": 4' in rb.read_text(), loop)
     finally:

@@ -20,7 +20,8 @@ GIT_ENV = {"GIT_AUTHOR_NAME": "dev", "GIT_AUTHOR_EMAIL": "dev@localhost", "GIT_C
 
 
 def _env(**extra) -> dict:
-    env = dict(os.environ, **GIT_ENV, KARMACTL=f"{sys.executable} -m karmactl", KARMACTL_TIMEOUT="60s", **extra)
+    env = dict(os.environ, **GIT_ENV, KARMACTL=f"{sys.executable} -m karmactl", KARMACTL_TIMEOUT="60s")
+    env.update(extra)
     env.pop("KARMACTL_STATE", None)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
     return env
