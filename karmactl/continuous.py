@@ -264,6 +264,7 @@ class ControlLoop:
         self.passes = 0
         self.last = None  # the last computed snapshot (report.after)
         self.settings = None
+        self._observed_at = None  # the clock of the probe that triggered the next pass
 
     def frequency(self) -> float:
         """Seconds between probes: the flag, else the settings' ``clusterStatusUpdateFrequency``."""
@@ -280,8 +281,11 @@ class ControlLoop:
         started = time.monotonic()
         record = PassRecord(self.passes, trigger, None)
         try:
+            # a pass a probe triggered runs at the probe's clock: a failure's first sighting is
+            # recorded when it was seen, not after the pass's own probe timed out again
+            now, self._observed_at = self._observed_at or self.clock(), None
             with self.locked():
-                report = run(self.store, RunOptions(now=self.clock(), offline=self.options.offline), self.members)
+                report = run(self.store, RunOptions(now=now, offline=self.options.offline), self.members)
             record.report = report
             if report.after is not None:
                 self.last = report.after
@@ -337,6 +341,9 @@ class ControlLoop:
             wake_at = now_m + wake + 0.05 if wake is not None else inf
             probing = not self.options.offline and self.members is not None and self.last is not None
             probe_at = last_probe + self.frequency() if probing else inf
+            threshold = self._threshold_in() if probing else None
+            if threshold is not None:  # a Ready flip is due: probe at that moment (+1 s: clock seconds)
+                probe_at = min(probe_at, now_m + threshold + 1.0)
             resync_at = last_pass + self.options.resync
             fired = self.triggers.wait(min(wake_at, probe_at, resync_at, settle_at) - now_m)
             if fired:
@@ -353,9 +360,11 @@ class ControlLoop:
                 reasons = ["settle"]
             elif now_m >= probe_at:
                 last_probe = now_m
-                changed = self._probe()
+                observed_at = self.clock()
+                changed = self._probe(observed_at)
                 if changed:
                     reasons = ["cluster status: " + ",".join(changed)]
+                    self._observed_at = observed_at
 
     def _unsettled(self, rec: PassRecord) -> bool:
         from karmactl.reconcile import converged
@@ -373,9 +382,29 @@ class ControlLoop:
         except Exception:  # noqa: BLE001 - a snapshot the controllers cannot read: the next pass says why
             return None
 
-    def _probe(self) -> list:
+    def _threshold_in(self) -> float | None:
+        """Seconds until the earliest pending Ready threshold of a Cluster expires (a probe is due
+        then), or None (:func:`karmactl.controllers.cluster_status.threshold_due`)."""
+        from karmactl.controllers.cluster_status import threshold_due
+
+        if self.last is None or self.settings is None or self.options.offline:
+            return None
+        now = self.clock()
+        best = None
+        for key in self.last.keys_of_kind("cluster.karmada.io", "Cluster"):
+            due = threshold_due(self.last.overlays.get(key), self.settings.success_threshold,
+                                self.settings.failure_threshold)
+            if due is not None:
+                try:
+                    delta = max(0.0, seconds_between(now, due))
+                except ValueError:
+                    continue
+                best = delta if best is None else min(best, delta)
+        return best
+
+    def _probe(self, now: str) -> list:
         try:
-            return cluster_status_changed(self.members, self.last, self.clock())
+            return cluster_status_changed(self.members, self.last, now)
         except (KeyboardInterrupt, SystemExit):
             raise
         except Exception as exc:  # noqa: BLE001 - a probe that cannot run: run a pass, which reports it

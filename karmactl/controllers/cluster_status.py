@@ -18,7 +18,7 @@ from __future__ import annotations
 
 
 from karmactl.api import constants as C
-from karmactl.api.objects import content_hash, deepcopy, get_condition, remove_condition, seconds_between, set_condition
+from karmactl.api.objects import add_seconds, content_hash, deepcopy, get_condition, remove_condition, seconds_between, set_condition
 from karmactl.controllers.templates import new_overlay
 
 
@@ -142,6 +142,28 @@ def threshold_adjust(current: dict | None, observed: tuple[str, str, str], recor
     if status != "True" and cur == "True" and held < failure_threshold:
         return keep, record
     return observed, record
+
+
+def threshold_due(overlay: dict | None, success_threshold: float, failure_threshold: float) -> str | None:
+    """When a Cluster's Ready condition will flip if the probes keep answering as they do now:
+    ``since + threshold`` of its pending threshold record (``observed.readyThreshold``, see
+    :func:`threshold_adjust`), or None when the last observation agrees with the written condition.
+    RFC 3339. The continuous loop (``karmactl/continuous.py``) probes at that moment, as Karmada's
+    cluster status controller re-checks every ``--cluster-status-update-frequency``."""
+    if not overlay:
+        return None
+    record = (overlay.get("observed") or {}).get("readyThreshold") or {}
+    seen, since = record.get("lastObservedStatus"), record.get("since")
+    current = get_condition(overlay, "Ready")
+    if not since or not seen or current is None or current.get("status") == seen:
+        return None
+    if seen == "True":
+        held = success_threshold
+    elif current.get("status") == "True":
+        held = failure_threshold
+    else:  # False <-> Unknown flips at once (threshold_adjust)
+        held = 0.0
+    return add_seconds(since, held)
 
 
 def clusters_of(snap) -> list[dict]:
