@@ -239,8 +239,16 @@ def idle(workdir: Path, n: int, seconds: float) -> dict:
 
         try:
             cold = wait("the cold pass", lambda: "pass 1 " in loop.log.read_text(), loop, 1800, 1.0)
-            wait("settled", lambda: "(settle)" not in loop.log.read_text().splitlines()[-1], loop, 1800, 1.0)
-            time.sleep(2)
+            # settled: no pass for longer than the longest gap between settle passes
+            quiet: list = [loop.log.stat().st_size, time.monotonic()]
+
+            def settled() -> bool:
+                size = loop.log.stat().st_size
+                if size != quiet[0]:
+                    quiet[:] = [size, time.monotonic()]
+                return time.monotonic() - quiet[1] > 75
+
+            wait("settled", settled, loop, 3600, 1.0)
             cpu0, t0 = loop.cpu_seconds(), time.monotonic()
             time.sleep(seconds)
             cpu = loop.cpu_seconds() - cpu0

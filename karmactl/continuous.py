@@ -199,10 +199,13 @@ class FileTrigger:
 def summarize(reasons: list) -> str:
     """One short trigger text for a pass: ``files: a.yaml (+3)``, ``cluster status: member2``..."""
     files = [r[len("files: "):] for r in reasons if r.startswith("files: ")]
-    others = [r for r in reasons if not r.startswith("files: ")]
+    changes = [r[len("member: "):] for r in reasons if r.startswith("member: ")]
+    others = [r for r in reasons if not r.startswith(("files: ", "member: "))]
     if files:
         named = sorted(files, key=lambda f: (f.rsplit(os.sep, 1)[-1].startswith("."), -f.count(os.sep), f))[0]
         others.append(f"files: {named}" + (f" (+{len(files) - 1})" if len(files) > 1 else ""))
+    if changes:
+        others.append(f"member: {changes[0]}" + (f" (+{len(changes) - 1})" if len(changes) > 1 else ""))
     return ", ".join(others)
 
 
@@ -317,7 +320,9 @@ class ControlLoop:
         (:func:`karmactl.reconcile.converged`), a *settle* pass follows after :data:`SETTLE_FIRST`
         seconds, then twice as long each time up to :data:`SETTLE_MAX`: the members' answers to
         what was applied (workloads getting ready) reach the status files as Karmada's work status
-        controller reports them on member events.
+        controller reports them on member events. Settle passes stop after the one :data:`SETTLE_MAX`
+        seconds apart (about two minutes in all): what has not settled by then (a member down, a
+        workload that never gets ready) waits for the probes, the clock or the resync.
         """
         inf = float("inf")
         reasons = [first]
@@ -330,10 +335,10 @@ class ControlLoop:
                 last_pass = last_probe = time.monotonic()
                 if self.options.max_passes is not None and self.passes >= self.options.max_passes:
                     return self.passes
-                if self._unsettled(rec):
+                if self._unsettled(rec) and (settle < SETTLE_MAX or rec.trigger != "settle"):
                     settle_at = last_pass + settle
                     settle = min(settle * 2, SETTLE_MAX)
-                else:
+                else:  # settled, or still not after settle passes for some 2 minutes (a member down)
                     settle, settle_at = SETTLE_FIRST, inf
                 reasons = []
             now_m = time.monotonic()

@@ -28,3 +28,5 @@ def test_trigger_text_names_the_edited_file_not_the_editors_temporaries():
         "files: apps/nginx.yaml (+2)"
     assert summarize(["cluster status: member2"]) == "cluster status: member2"
     assert summarize(["wake", "files: a.yaml"]) == "wake, files: a.yaml"
+    assert summarize(["member: member1 Deployment default/a", "member: member2 Deployment default/a"]) == \
+        "member: member1 Deployment default/a (+1)"
