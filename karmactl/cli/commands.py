@@ -458,17 +458,21 @@ def collect_get(c: Context, args: list[str], o: GetOptions) -> tuple[list, list[
     return rows, member_errors, missing, single, snap
 
 
-def start_context(state: Path, now: str | None, verbose: int, lock_timeout: str, command: str | None) -> Context:
+def start_context(state: Path, now: str | None, verbose: int, lock_timeout: str, command: str | None,
+                  kubeconfig_dir: Path | str | None = None, allow_exec_plugins=False) -> Context:
     """The :class:`Context` of a command from the global flags (``--state``, ``--now``, ``-v``,
-    ``--lock-timeout``), as the typer app's callback and :mod:`karmactl.cli.light` build it; sets the
-    store's lock timeout and where loader notes go.
+    ``--lock-timeout``, ``--kubeconfig-dir``, ``--allow-exec-plugins``), as the typer app's callback and
+    :mod:`karmactl.cli.light` build it; sets the store's lock timeout, the member credential policy
+    (:func:`karmactl.members.kubeconfig.configure`) and where loader notes go.
 
     Raises:
         CLIError: a malformed ``--lock-timeout`` (exit 2).
     """
     from karmactl.cli.context import show_notes
+    from karmactl.members import kubeconfig
     from karmactl.store import fsio
 
+    kubeconfig.configure(kubeconfig_dir, allow_exec_plugins)
     fsio.LOCK_TIMEOUT = parse_duration(lock_timeout)
     c = Context(state=state, now_text=now, verbose=verbose, command=command)
     show_notes(verbose)

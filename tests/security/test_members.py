@@ -181,7 +181,7 @@ def test_an_exec_plugin_named_by_the_mr_never_runs(tmp_path, recorder, where):
     assert not any(SECRET in h for h in seen), seen
     assert_no_secret(result, state)
     phrase = "outside the kubeconfig directory" if where == "committed-in-state" else "--allow-exec-plugins"
-    assert_refused(result, "member evil:", phrase, codes=(3,))
+    assert_refused(result, "member evil:", phrase, codes=(1, 3))
     if where == "inside-kubeconfig-dir":  # the operator's opt-in runs it: the canary can catch a run
         allowed = run(state, "--allow-exec-plugins", "plan", "--online")
         assert pwned.exists(), allowed.err
@@ -199,10 +199,11 @@ def test_an_auth_provider_command_never_runs(tmp_path, recorder):
     result = run(state, "plan", "--online")
     assert not pwned.exists(), "the auth-provider command ran"
     assert not any(SECRET in h for h in seen), seen
-    assert_refused(result, "member evil:", "auth-provider", "--allow-exec-plugins", codes=(3,))
+    assert_refused(result, "member evil:", "auth-provider", "--allow-exec-plugins", codes=(1, 3))
 
 
-@pytest.mark.parametrize("field", ["tokenFile", "tokenFile-relative", "client-key", "certificate-authority"])
+@pytest.mark.parametrize("field", ["tokenFile", "tokenFile-relative", "client-certificate", "client-key",
+                                   "certificate-authority"])
 def test_credential_files_outside_the_kubeconfig_dir_are_refused(tmp_path, recorder, field):
     state = _state(tmp_path)
     url, seen = recorder
@@ -212,9 +213,13 @@ def test_credential_files_outside_the_kubeconfig_dir_are_refused(tmp_path, recor
         user = {"tokenFile": secret}
     elif field == "tokenFile-relative":
         user = {"tokenFile": "../../../ci-secret"}
-    elif field == "client-key":
+    elif field.startswith("client-"):
         server = url.replace("http:", "https:")
-        user = {"client-certificate": secret, "client-key": secret}
+        inside = state / ".karmactl" / "kubeconfigs" / "client.pem"
+        inside.parent.mkdir(parents=True, exist_ok=True)
+        inside.write_text("not a certificate")
+        user = {"client-certificate": secret if field == "client-certificate" else str(inside),
+                "client-key": secret if field == "client-key" else str(inside)}
     else:
         server = url.replace("http:", "https:")
         cluster_extra = {"certificate-authority": secret}
@@ -224,7 +229,7 @@ def test_credential_files_outside_the_kubeconfig_dir_are_refused(tmp_path, recor
     assert not any(SECRET in h for h in seen), seen
     assert seen == [], "a request was sent with a refused kubeconfig"
     assert_no_secret(result, state)
-    assert_refused(result, "member evil:", field.split("-relative")[0], "outside the kubeconfig directory", codes=(3,))
+    assert_refused(result, "member evil:", field.split("-relative")[0], "outside the kubeconfig directory", codes=(1, 3))
 
 
 @pytest.mark.parametrize("how", ["relative", "absolute", "symlink"])
