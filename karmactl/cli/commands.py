@@ -631,7 +631,7 @@ def describe_cmd(c: Context, kind: str, name: str | None, namespace: str, all_na
 
 
 def _describe(c: Context, kind: str, name: str | None, namespace: str, all_namespaces: bool) -> None:
-    from karmactl.cli.describers import describe_extra
+    from karmactl.cli.describers import describe_extra, describe_view
     from karmactl.cli.printers import event_lines
     from karmactl.store.events import events_regarding
 
@@ -658,7 +658,7 @@ def _describe(c: Context, kind: str, name: str | None, namespace: str, all_names
         return (info.group, info.kind, o["metadata"].get("namespace") or "", o["metadata"]["name"])
 
     events = {} if is_event else events_regarding(c.state, {key(o) for o in objs})
-    texts = [describe_text(o, events=event_lines(events.get(key(o), []), c.now),
+    texts = [describe_text(describe_view(info, o), events=event_lines(events.get(key(o), []), c.now),
                            extra="" if is_event else describe_extra(snap, info, o, c.now)) for o in objs]
     sys.stdout.write("\n\n".join(t.rstrip("\n") for t in texts) + ("\n" if texts else ""))
 
