@@ -125,7 +125,12 @@ def main_exit_code(argv: list[str] | None = None) -> int:
 
     verbose = "-v" in argv or "--verbose" in argv
     fsio.INTERRUPTED.clear()
-    code = _main_exit_code(argv, verbose)
+    try:
+        code = _main_exit_code(argv, verbose)
+    finally:  # the credential flags of this command end with it (an in-process caller runs more)
+        policy = sys.modules.get("karmactl.members.kubeconfig")
+        if policy is not None:
+            policy.configure()
     if fsio.INTERRUPTED:
         if code not in (130, 143):
             err("interrupted")

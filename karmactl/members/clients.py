@@ -429,11 +429,13 @@ class _DeadlineReader(io.RawIOBase):
     """A socket read so that the whole answer ends by ``deadline`` (``time.monotonic()``): every
     ``recv`` waits at most what is left, so a member sending a byte now and then cannot stretch
     the status line or the headers past the request's timeout (a socket timeout restarts at every
-    byte). Closing it leaves the socket to its connection (kept alive)."""
+    byte). It reads through the socket's own unbuffered ``makefile``, which keeps the socket open
+    until the answer is closed, as ``http.client`` expects when the connection hands it over."""
 
     def __init__(self, sock, deadline: float):
         super().__init__()
         self._sock, self._deadline = sock, deadline
+        self._raw = sock.makefile("rb", buffering=0)
 
     def readable(self) -> bool:
         return True
@@ -443,7 +445,12 @@ class _DeadlineReader(io.RawIOBase):
         if left <= 0:
             raise socket.timeout("timed out (answer still arriving)")
         self._sock.settimeout(left)
-        return self._sock.recv_into(buffer)
+        return self._raw.readinto(buffer)
+
+    def close(self) -> None:
+        if not self.closed:
+            self._raw.close()
+        super().close()
 
 
 class _DeadlineSocket:
