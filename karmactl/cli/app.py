@@ -42,10 +42,19 @@ def main(ctx: typer.Context,
                                       callback=_print_version),
          lock_timeout: str = typer.Option("0s", "--lock-timeout",
                                           help="Wait this long (e.g. 30s, 2m) for another karmactl holding the "
-                                               "state directory, then exit 5 naming it.")):
+                                               "state directory, then exit 5 naming it."),
+         kubeconfig_dir: Optional[Path] = typer.Option(None, "--kubeconfig-dir", envvar="KARMACTL_KUBECONFIG_DIR",
+                                                       metavar="DIR",
+                                                       help="Member kubeconfigs named by Clusters (karmactl.io/kubeconfig) "
+                                                            "must be inside this directory, and so must the files they "
+                                                            "name (default: STATE/.karmactl, which git ignores)."),
+         allow_exec_plugins: bool = typer.Option(False, "--allow-exec-plugins", envvar="KARMACTL_ALLOW_EXEC_PLUGINS",
+                                                 help="Let member kubeconfigs run exec credential plugins and "
+                                                      "auth-providers (refused otherwise).")):
     from karmactl.cli.commands import start_context
 
-    ctx.obj = start_context(state, now, verbose, lock_timeout, ctx.invoked_subcommand)
+    ctx.obj = start_context(state, now, verbose, lock_timeout, ctx.invoked_subcommand, kubeconfig_dir,
+                            allow_exec_plugins)
 
 
 # ---------------------------------------------------------------------------- apply / delete

@@ -458,17 +458,21 @@ def collect_get(c: Context, args: list[str], o: GetOptions) -> tuple[list, list[
     return rows, member_errors, missing, single, snap
 
 
-def start_context(state: Path, now: str | None, verbose: int, lock_timeout: str, command: str | None) -> Context:
+def start_context(state: Path, now: str | None, verbose: int, lock_timeout: str, command: str | None,
+                  kubeconfig_dir: Path | str | None = None, allow_exec_plugins=False) -> Context:
     """The :class:`Context` of a command from the global flags (``--state``, ``--now``, ``-v``,
-    ``--lock-timeout``), as the typer app's callback and :mod:`karmactl.cli.light` build it; sets the
-    store's lock timeout and where loader notes go.
+    ``--lock-timeout``, ``--kubeconfig-dir``, ``--allow-exec-plugins``), as the typer app's callback and
+    :mod:`karmactl.cli.light` build it; sets the store's lock timeout, the member credential policy
+    (:func:`karmactl.members.kubeconfig.configure`) and where loader notes go.
 
     Raises:
         CLIError: a malformed ``--lock-timeout`` (exit 2).
     """
     from karmactl.cli.context import show_notes
+    from karmactl.members import kubeconfig
     from karmactl.store import fsio
 
+    kubeconfig.configure(kubeconfig_dir, allow_exec_plugins)
     fsio.LOCK_TIMEOUT = parse_duration(lock_timeout)
     c = Context(state=state, now_text=now, verbose=verbose, command=command)
     show_notes(verbose)
@@ -627,7 +631,7 @@ def describe_cmd(c: Context, kind: str, name: str | None, namespace: str, all_na
 
 
 def _describe(c: Context, kind: str, name: str | None, namespace: str, all_namespaces: bool) -> None:
-    from karmactl.cli.describers import describe_extra
+    from karmactl.cli.describers import describe_extra, describe_view
     from karmactl.cli.printers import event_lines
     from karmactl.store.events import events_regarding
 
@@ -654,7 +658,7 @@ def _describe(c: Context, kind: str, name: str | None, namespace: str, all_names
         return (info.group, info.kind, o["metadata"].get("namespace") or "", o["metadata"]["name"])
 
     events = {} if is_event else events_regarding(c.state, {key(o) for o in objs})
-    texts = [describe_text(o, events=event_lines(events.get(key(o), []), c.now),
+    texts = [describe_text(describe_view(info, o), events=event_lines(events.get(key(o), []), c.now),
                            extra="" if is_event else describe_extra(snap, info, o, c.now)) for o in objs]
     sys.stdout.write("\n\n".join(t.rstrip("\n") for t in texts) + ("\n" if texts else ""))
 

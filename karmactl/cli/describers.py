@@ -2,8 +2,41 @@
 from __future__ import annotations
 
 
+def describe_view(info, obj: dict) -> dict:
+    """The object ``describe`` renders: a Secret without its values (``data``, ``stringData``), which
+    :func:`describe_extra` lists as sizes, as ``kubectl describe secret`` does
+    (``staging/src/k8s.io/kubectl/pkg/describe/describe.go``, ``describeSecret``); others as they are."""
+    if _is_secret(info):
+        return {k: v for k, v in obj.items() if k not in ("data", "stringData")}
+    return obj
+
+
+def _is_secret(info) -> bool:
+    return info.kind == "Secret" and info.group == ""
+
+
+def _secret_extra(secret: dict) -> str:
+    """``Data`` / ``====`` and one ``key:  N bytes`` line per key (decoded size; stringData counted as text)."""
+    import base64
+    import binascii
+
+    sizes = {}
+    for key, value in ((secret.get("stringData") or {}) if isinstance(secret.get("stringData"), dict) else {}).items():
+        sizes[key] = len(str(value).encode())
+    for key, value in ((secret.get("data") or {}) if isinstance(secret.get("data"), dict) else {}).items():
+        try:
+            sizes.setdefault(key, len(base64.b64decode(str(value), validate=True)))
+        except (binascii.Error, ValueError):
+            sizes.setdefault(key, len(str(value).encode()))
+    lines = ["Data", "===="]
+    lines += [f"{key}:  {size} bytes" for key, size in sorted(sizes.items())]
+    return "\n".join(lines) + "\n"
+
+
 def describe_extra(snap, info, obj: dict, now: str) -> str:
     """Additional text for ``describe`` of one object ("" when the kind has nothing to add)."""
+    if _is_secret(info):
+        return _secret_extra(obj)
     if info.kind in ("ResourceBinding", "ClusterResourceBinding"):
         return _binding_extra(snap, obj, now)
     if info.kind == "Cluster" and info.group == "cluster.karmada.io":

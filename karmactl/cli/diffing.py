@@ -7,6 +7,12 @@ rendered as YAML with its keys sorted (as kubectl renders both sides), so a diff
 changed and never an incidental reordering. Like kubectl (``staging/src/k8s.io/kubectl/pkg/cmd/
 diff/diff.go``), an external program named by ``KARMACTL_EXTERNAL_DIFF`` may compare two
 directories instead, one file per object named ``<group>.<version>.<Kind>.<namespace>.<name>``.
+
+Secret values are never shown (:func:`mask_secrets`, kubectl diff's ``Masker``): every value of a
+Secret's ``data`` and ``stringData``, on both sides, member copies and the Secrets inside Works
+alike, becomes ``***``, or ``*** (before)`` / ``*** (after)`` where a key's value changes, so a
+diff still shows which keys changed and never what they hold (a member's live Secret is not in
+git; a plan's output is a CI log anyone reading the merge request sees).
 """
 from __future__ import annotations
 
@@ -31,6 +37,11 @@ EXTERNAL_DIFF_ENV = "KARMACTL_EXTERNAL_DIFF"
 SERVER_METADATA_FIELDS = ("managedFields", "resourceVersion", "uid", "creationTimestamp", "generation", "selfLink")
 
 MEMBER_ACTIONS = ("create", "update", "delete")
+
+SENSITIVE_MASK = "***"
+SENSITIVE_MASK_BEFORE = "*** (before)"
+SENSITIVE_MASK_AFTER = "*** (after)"
+SECRET_FIELDS = ("data", "stringData")
 
 
 @dataclass(frozen=True)
@@ -70,6 +81,84 @@ class ObjectDiff:
 
 def _canonical(obj: dict | None) -> bytes:
     return b"" if obj is None else orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
+
+
+# ---------------------------------------------------------------------------- masking Secrets
+def _is_secret(obj) -> bool:
+    return isinstance(obj, dict) and obj.get("kind") == "Secret" and obj.get("apiVersion") == "v1"
+
+
+def _mask_values(before: dict | None, after: dict | None) -> tuple[dict | None, dict | None]:
+    """kubectl's ``Masker.run`` on one map field: every value masked; a key on both sides with
+    different values gets the before/after masks."""
+    old = {k: SENSITIVE_MASK for k in before} if isinstance(before, dict) else before
+    new = {k: SENSITIVE_MASK for k in after} if isinstance(after, dict) else after
+    if isinstance(before, dict) and isinstance(after, dict):
+        for k in before.keys() & after.keys():
+            if before[k] != after[k]:
+                old[k], new[k] = SENSITIVE_MASK_BEFORE, SENSITIVE_MASK_AFTER
+    return old, new
+
+
+def _mask_secret(old: dict | None, new: dict | None) -> tuple[dict | None, dict | None]:
+    old = dict(old) if isinstance(old, dict) else old
+    new = dict(new) if isinstance(new, dict) else new
+    for key in SECRET_FIELDS:
+        a = old.get(key) if isinstance(old, dict) else None
+        b = new.get(key) if isinstance(new, dict) else None
+        ma, mb = _mask_values(a, b)
+        if isinstance(old, dict) and key in old:
+            old[key] = ma
+        if isinstance(new, dict) and key in new:
+            new[key] = mb
+    return old, new
+
+
+def _manifest_key(m) -> tuple:
+    md = (m.get("metadata") or {}) if isinstance(m, dict) else {}
+    return (m.get("apiVersion"), m.get("kind"), md.get("namespace"), md.get("name")) if isinstance(m, dict) else ()
+
+
+def _mask_work(old: dict | None, new: dict | None) -> tuple[dict | None, dict | None]:
+    """A Work's Secret manifests masked, each paired with the manifest of the same object on the other side."""
+
+    def manifests(work):
+        w = ((work or {}).get("spec") or {}).get("workload") if isinstance(work, dict) else None
+        return (w or {}).get("manifests") if isinstance(w, dict) else None
+
+    mo, mn = manifests(old), manifests(new)
+    if not any(_is_secret(m) for m in (mo or []) + (mn or [])):
+        return old, new
+    by_key_old = {_manifest_key(m): m for m in mo or [] if _is_secret(m)}
+    by_key_new = {_manifest_key(m): m for m in mn or [] if _is_secret(m)}
+
+    def rebuilt(work, items, mine, other, first):
+        if items is None:
+            return work
+        out = []
+        for m in items:
+            if _is_secret(m):
+                pair = (m, other.get(_manifest_key(m))) if first else (other.get(_manifest_key(m)), m)
+                m = _mask_secret(*pair)[0 if first else 1]
+            out.append(m)
+        spec = dict(work["spec"])
+        spec["workload"] = dict(spec["workload"], manifests=out)
+        return dict(work, spec=spec)
+
+    return (rebuilt(old, mo, by_key_old, by_key_new, True), rebuilt(new, mn, by_key_new, by_key_old, False))
+
+
+def mask_secrets(old: dict | None, new: dict | None) -> tuple[dict | None, dict | None]:
+    """Both sides of a diff with Secret values masked as ``kubectl diff`` masks them
+    (``staging/src/k8s.io/kubectl/pkg/cmd/diff/diff.go``, ``Masker``), extended to ``stringData``
+    and to the Secret manifests of Works. Other objects are returned as they are; the inputs are
+    never modified."""
+    if _is_secret(old) or _is_secret(new):
+        return _mask_secret(old, new)
+    kinds = {(o or {}).get("kind") for o in (old, new) if isinstance(o, dict)}
+    if "Work" in kinds:
+        return _mask_work(old, new)
+    return old, new
 
 
 # ---------------------------------------------------------------------------- rendering objects
@@ -115,8 +204,9 @@ def computed_diffs(store: StateStore, report) -> list[ObjectDiff]:
             ``[(action, relative_path)]``, ``after`` the computed snapshot).
 
     Returns:
-        One :class:`ObjectDiff` per change; the header of a status overlay (the computed
-        metadata and status of a template or Cluster) ends with ``(status)``.
+        One :class:`ObjectDiff` per change, Secret values masked (:func:`mask_secrets`); the header
+        of a status overlay (the computed metadata and status of a template or Cluster) ends with
+        ``(status)``.
 
     Raises:
         InputError: a computed file that cannot be read any more (naming it).
@@ -144,7 +234,7 @@ def computed_diffs(store: StateStore, report) -> list[ObjectDiff]:
         if (group, kind) not in COMPUTED_KINDS:
             label += " (status)"
         diffs.append(ObjectDiff(object_file_name(api_version, kind, namespace, name),
-                                f"a/{label}", f"b/{label}", current, as_json_data(new)))
+                                f"a/{label}", f"b/{label}", *mask_secrets(current, as_json_data(new))))
     return diffs
 
 
@@ -164,7 +254,8 @@ def member_diffs(member_changes: list) -> list[ObjectDiff]:
             fields (:func:`without_server_fields`) are left out of both sides.
 
     Returns:
-        One :class:`ObjectDiff` per entry, headed ``member1/apps/v1, Kind=Deployment default/nginx``.
+        One :class:`ObjectDiff` per entry, headed ``member1/apps/v1, Kind=Deployment default/nginx``,
+        Secret values masked (:func:`mask_secrets`).
 
     Raises:
         ValueError: an entry without a cluster, with an unknown action, a ref that is not
@@ -183,8 +274,8 @@ def member_diffs(member_changes: list) -> list[ObjectDiff]:
         api_version = (desired or current).get("apiVersion", "")
         label = f"{cluster}/{object_label(api_version, kind, namespace, name)}"
         diffs.append(ObjectDiff(f"{cluster}.{object_file_name(api_version, kind, namespace, name)}", label, label,
-                                as_json_data(without_server_fields(current) if action != "create" else None),
-                                as_json_data(without_server_fields(desired) if action != "delete" else None)))
+                                *mask_secrets(as_json_data(without_server_fields(current) if action != "create" else None),
+                                              as_json_data(without_server_fields(desired) if action != "delete" else None))))
     return diffs
 
 

@@ -141,6 +141,7 @@ def run(argv: list[str]) -> bool:
     glob, command, values = parsed
     from karmactl.cli import commands
 
-    c = commands.start_context(glob["state"], glob["now"], glob["verbose"], glob["lock_timeout"], command)
+    c = commands.start_context(glob["state"], glob["now"], glob["verbose"], glob["lock_timeout"], command,
+                               glob.get("kubeconfig_dir"), glob.get("allow_exec_plugins"))
     getattr(commands, LIGHT_COMMANDS[command])(c, **values)
     return True

@@ -47,8 +47,8 @@ def run(argv: list[str] | None = None) -> None:
     sys.exit(code)
 
 
-_GLOBAL_WITH_VALUE = ("--state", "--now", "--lock-timeout")
-_GLOBAL_FLAGS = ("-v", "--verbose", "-vv", "-vvv")
+_GLOBAL_WITH_VALUE = ("--state", "--now", "--lock-timeout", "--kubeconfig-dir")
+_GLOBAL_FLAGS = ("-v", "--verbose", "-vv", "-vvv", "--allow-exec-plugins")
 
 
 def hoist_global_options(argv: list[str]) -> list[str]:
@@ -125,7 +125,12 @@ def main_exit_code(argv: list[str] | None = None) -> int:
 
     verbose = "-v" in argv or "--verbose" in argv
     fsio.INTERRUPTED.clear()
-    code = _main_exit_code(argv, verbose)
+    try:
+        code = _main_exit_code(argv, verbose)
+    finally:  # the credential flags of this command end with it (an in-process caller runs more)
+        policy = sys.modules.get("karmactl.members.kubeconfig")
+        if policy is not None:
+            policy.configure()
     if fsio.INTERRUPTED:
         if code not in (130, 143):
             err("interrupted")
@@ -183,7 +188,8 @@ def _known_error_code(exc: Exception) -> int | None:
     for module, cls, code in (("karmactl.store.state", "InputError", ExitCode.INPUT_ERROR),
                               ("karmactl.store.fsio", "OutsideStateError", ExitCode.INPUT_ERROR),
                               ("karmactl.store.fsio", "StateLockedError", ExitCode.LOCKED),
-                              ("karmactl.reconcile", "NotConvergedError", ExitCode.NOT_CONVERGED)):
+                              ("karmactl.reconcile", "NotConvergedError", ExitCode.NOT_CONVERGED),
+                              ("karmactl.members.detection", "DetectionCommandRefused", ExitCode.INPUT_ERROR)):
         mod = sys.modules.get(module)
         if mod is not None and isinstance(exc, getattr(mod, cls)):
             return int(code)

@@ -55,16 +55,35 @@ def _annotation_path(kubeconfig: Path, state: Path) -> str:
         return str(k)
 
 
+def _check_in_kubeconfig_dir(kubeconfig: Path, state: Path, name: str) -> None:
+    """Refuse to record a kubeconfig that online runs would refuse: one outside the kubeconfig
+    directory (``--kubeconfig-dir``, default ``<state>/.karmactl``; ``karmactl.members.kubeconfig``).
+
+    Raises:
+        CLIError: exit 2, saying where to copy the file or which flag names its directory.
+    """
+    from karmactl.members.kubeconfig import KUBECONFIG_DIR_ENV, current_policy, inside
+
+    directory = current_policy().directory(state)
+    real = os.path.realpath(kubeconfig)
+    if not inside(real, directory):
+        raise CLIError(f"kubeconfig {kubeconfig} is outside the kubeconfig directory {directory}, and runs read member "
+                       f"kubeconfigs only inside it: copy it to {os.path.join(directory, 'kubeconfigs', name)} "
+                       f"(a state directory's .karmactl/ is ignored by git), or name a directory holding it with "
+                       f"--kubeconfig-dir or {KUBECONFIG_DIR_ENV} (for this command and every run)")
+
+
 def _default_kubeconfig() -> str:
     env = os.environ.get("KUBECONFIG", "")
     first = next((e for e in env.split(os.pathsep) if e), "")
     return first or os.path.expanduser("~/.kube/config")
 
 
-def probe_member(kubeconfig: str, context: str, timeout: float = 5.0) -> dict:
+def probe_member(kubeconfig: str, context: str, timeout: float = 5.0, state: Path = Path(".")) -> dict:
     """Contact a member once: ``{"gitVersion", "id"}`` (``id`` = the kube-system namespace UID, as
     Karmada's ``ObtainClusterID``; None when the member does not serve it). The client is the member
-    layer's (:class:`karmactl.cli.members_view.MemberReader`).
+    layer's (:class:`karmactl.cli.members_view.MemberReader`), under the same credential policy as a
+    run's (``state``: the state directory, whose ``.karmactl`` is the default kubeconfig directory).
 
     Raises:
         CLIError: exit 2 when the kubeconfig cannot be used by the client; exit 3 when the member
@@ -75,7 +94,7 @@ def probe_member(kubeconfig: str, context: str, timeout: float = 5.0) -> dict:
     cluster = {"metadata": {"name": context, "annotations": {"karmactl.io/kubeconfig": str(Path(kubeconfig).resolve()),
                                                              "karmactl.io/context": context}}}
     try:
-        reader = MemberReader(cluster, Path("."), timeout)
+        reader = MemberReader(cluster, state, timeout)
     except MemberAccessError as exc:
         raise CLIError(f"failed to get joining cluster config. error: {exc}") from None
     try:
@@ -144,13 +163,14 @@ def join_cluster(c: Context, name: str, kubeconfig: str | None, context: str | N
     except CLIError as exc:
         raise CLIError(f"failed to get joining cluster config. error: {exc}") from None
     store = _store(c)
+    _check_in_kubeconfig_dir(path, store.root, name)
     lock = state_lock(store.root) if not dry_run else _Null()
     with lock:
         snap = load(store)
         key = CLUSTER_KEY + (name,)
         if key in snap.user:
             raise CLIError(f"cluster({name}) already exist")
-        info = probe_member(str(path), ctx_name)
+        info = probe_member(str(path), ctx_name, state=store.root)
         for other in snap.of_kind("cluster.karmada.io", "Cluster"):
             if info["id"] and (other.get("spec") or {}).get("id") == info["id"]:
                 raise CLIError(f"the cluster ID {info['id']} or the cluster name {name} has been registered "
@@ -159,7 +179,7 @@ def join_cluster(c: Context, name: str, kubeconfig: str | None, context: str | N
         if os.path.isabs(recorded) and not quiet:
             err(f"warning: the Cluster records the absolute kubeconfig path {recorded}, which only this machine "
                 f"has and which enters git with the state directory; keep the kubeconfig inside the state directory "
-                f"(its .karmactl/ is ignored by git) or under your home directory to record a portable path")
+                f"(its .karmactl/ is ignored by git) to record a portable path")
         obj = build_cluster(name, server, recorded, ctx_name, provider, region,
                             list(zones or []), info["id"])
         from karmactl.api.objects import deepcopy

@@ -13,16 +13,21 @@ Discovery (``/api``, ``/apis`` and each group-version) is fetched once per run p
 """
 from __future__ import annotations
 
+import functools
+import http.client
+import io
 import shutil
+import socket
 import tempfile
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from urllib.parse import quote, urlencode
 
 import orjson
 
-from karmactl.members.kubeconfig import ClusterAccess, redact, register_secret
+from karmactl.members.kubeconfig import ClusterAccess, load_configuration, redact, register_secret
 
 DEFAULT_TIMEOUT = 5.0
 DEFAULT_QPS = 0.0
@@ -159,7 +164,13 @@ class MemberClient:
         retries: times one request is sent again when the member answers 429/5xx with
             ``Retry-After`` (default :data:`MAX_RETRY_AFTER`; 0: never), all within ``timeout``.
 
+    The kubeconfig is loaded through :func:`karmactl.members.kubeconfig.load_configuration` (exec
+    plugins, auth-providers and files outside the kubeconfig directory refused as ``access`` says);
+    its TLS material is held in memory only (:func:`_in_memory_pool`); every answer, status line and
+    headers included, is read within ``timeout`` (:class:`_DeadlineResponse`).
+
     Raises:
+        AccessError: the kubeconfig asks for what ``access`` does not allow.
         Exception: from the kubernetes config loader when the context or its cluster is missing or
             malformed (the caller reports ``StatusCollectionFailed``).
     """
@@ -167,7 +178,6 @@ class MemberClient:
     def __init__(self, access: ClusterAccess, timeout: float = DEFAULT_TIMEOUT, qps: float = DEFAULT_QPS,
                  burst: float = DEFAULT_BURST, workers: int = DEFAULT_WORKERS, retries: int = MAX_RETRY_AFTER):
         from kubernetes import client as kclient
-        from kubernetes import config as kconfig
 
         self.access, self.timeout, self.retries = access, float(timeout), max(0, int(retries))
         cfg = kclient.Configuration()
@@ -176,8 +186,7 @@ class MemberClient:
         # even if the process is killed later
         keydir = tempfile.mkdtemp(prefix="karmactl-keys-")
         try:
-            kconfig.load_kube_config(config_file=":".join(access.paths), context=access.context,
-                                     client_configuration=cfg, persist_config=False, temp_file_path=keydir)
+            load_configuration(access, cfg, keydir)
             for value in list((cfg.api_key or {}).values()) + [cfg.password]:
                 register_secret(value)
             for value in (cfg.api_key or {}).values():
@@ -192,6 +201,7 @@ class MemberClient:
                 self.api.rest_client.pool_manager = _in_memory_pool(cfg)
             else:  # proxies keep the client's own pool, which reads the files per connection
                 keydir = None
+                _bound_answers(self.api.rest_client.pool_manager)
         finally:
             _forget_temp_files(keydir)
             if keydir:
@@ -411,7 +421,93 @@ def _in_memory_pool(cfg):
         args["server_hostname"] = cfg.tls_server_name
     if cfg.connection_pool_maxsize is not None:
         args["maxsize"] = cfg.connection_pool_maxsize
-    return urllib3.PoolManager(**args)
+    return _bound_answers(urllib3.PoolManager(**args))
+
+
+# ---------------------------------------------------------------------------- bounded answers
+class _DeadlineReader(io.RawIOBase):
+    """A socket read so that the whole answer ends by ``deadline`` (``time.monotonic()``): every
+    ``recv`` waits at most what is left, so a member sending a byte now and then cannot stretch
+    the status line or the headers past the request's timeout (a socket timeout restarts at every
+    byte). It reads through the socket's own unbuffered ``makefile``, which keeps the socket open
+    until the answer is closed, as ``http.client`` expects when the connection hands it over."""
+
+    def __init__(self, sock, deadline: float):
+        super().__init__()
+        self._sock, self._deadline = sock, deadline
+        self._raw = sock.makefile("rb", buffering=0)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise socket.timeout("timed out (answer still arriving)")
+        self._sock.settimeout(left)
+        return self._raw.readinto(buffer)
+
+    def close(self) -> None:
+        if not self.closed:
+            self._raw.close()
+        super().close()
+
+
+class _DeadlineSocket:
+    """What ``http.client.HTTPResponse`` asks of its socket (``makefile``), over a :class:`_DeadlineReader`."""
+
+    def __init__(self, sock, deadline: float):
+        self._sock, self._deadline = sock, deadline
+
+    def makefile(self, mode: str = "rb", *args, **kwargs):
+        return io.BufferedReader(_DeadlineReader(self._sock, self._deadline))
+
+
+class _DeadlineResponse(http.client.HTTPResponse):
+    """An answer read within the timeout urllib3 set on the socket before reading it (what is left
+    of the request's total timeout), headers included; no timeout set: no deadline."""
+
+    def __init__(self, sock, *args, **kwargs):
+        left = sock.gettimeout()
+        if left is not None:
+            sock = _DeadlineSocket(sock, time.monotonic() + left)
+        super().__init__(sock, *args, **kwargs)
+
+
+def _bound_answers(manager):
+    """Make ``manager`` (a urllib3 ``PoolManager`` or ``ProxyManager``) read answers through
+    :class:`_DeadlineResponse`; returns it."""
+    manager.pool_classes_by_scheme = dict(_deadline_pools())
+    return manager
+
+
+@functools.lru_cache(maxsize=None)
+def _deadline_pools() -> tuple:
+    """``(("http", pool class), ("https", pool class))`` whose connections answer with :class:`_DeadlineResponse`."""
+    import urllib3
+    from urllib3 import connection
+
+    http_conn = type("DeadlineHTTPConnection", (connection.HTTPConnection,), {"response_class": _DeadlineResponse})
+    https_conn = type("DeadlineHTTPSConnection", (connection.HTTPSConnection,), {"response_class": _DeadlineResponse})
+    return (("http", type("DeadlineHTTPPool", (urllib3.HTTPConnectionPool,), {"ConnectionCls": http_conn})),
+            ("https", type("DeadlineHTTPSPool", (urllib3.HTTPSConnectionPool,), {"ConnectionCls": https_conn})))
+
+
+@contextmanager
+def member_pool(workers: int, prefix: str):
+    """A thread pool for member work that never outlives an interrupted caller: on an exception
+    (SIGINT/SIGTERM in the main thread included) pending tasks are cancelled and running ones left
+    behind (the CLI exits at once, DESIGN §5), else it waits for every task as ``with
+    ThreadPoolExecutor`` does."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix=prefix)
+    try:
+        yield pool
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
 
 
 def _forget_temp_files(keydir) -> None:
@@ -491,4 +587,4 @@ def _transport_message(exc, timeout: float) -> str:
 
 
 __all__ = ["DEFAULT_BURST", "DEFAULT_QPS", "DEFAULT_TIMEOUT", "DEFAULT_WORKERS", "MAX_RETRY_AFTER", "Discovery", "MemberApiError", "MemberClient", "MemberUnreachable",
-           "Resource", "TokenBucket"]
+           "Resource", "TokenBucket", "member_pool"]

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import os
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,29 +135,25 @@ class MemberLayer:
         return self._clients[name]
 
     def client_for(self, cluster: dict):
-        """A fresh ``kubernetes.client.ApiClient`` for a Cluster (explicit context, retries 0), for
-        callers that want the typed API (``karmactl/members/detection.py``); the caller closes it.
+        """This run's :class:`~karmactl.members.clients.MemberClient` of a Cluster, for callers that
+        probe more (``karmactl/members/detection.py``); the layer owns and closes it. One client per
+        member per run: one kubeconfig load, keys in memory only, the same timeouts and rate limit.
 
         Raises:
             MemberUnreachable: this run's probe already found the member unreachable (asking again
                 would only cost another timeout).
-            AccessError: no kubeconfig for the Cluster; the config loader's errors otherwise.
+            AccessError: no usable kubeconfig for the Cluster (the message says why).
         """
-        from kubernetes import client as kclient
-        from kubernetes import config as kconfig
-
         from karmactl.members.clients import MemberUnreachable
-        from karmactl.members.kubeconfig import resolve_access
+        from karmactl.members.kubeconfig import AccessError
 
         probe = self._probes.get((cluster.get("metadata") or {}).get("name"))
         if probe is not None and not probe.online:
             raise MemberUnreachable(probe.error or "cluster is not reachable")
-        access = resolve_access(cluster, self.state_dir, self.kubeconfig, self.environ)
-        cfg = kclient.Configuration()
-        kconfig.load_kube_config(config_file=":".join(access.paths), context=access.context,
-                                 client_configuration=cfg, persist_config=False)
-        cfg.retries = 0
-        return kclient.ApiClient(configuration=cfg)
+        client, error = self._client(cluster)
+        if client is None:
+            raise AccessError(error)
+        return client
 
     def _reset(self, snap: Snapshot) -> None:
         for client, _ in self._clients.values():
@@ -177,8 +172,12 @@ class MemberLayer:
             if line not in report.warnings:
                 report.warnings.append(line)
 
-    def _pool(self, n: int) -> ThreadPoolExecutor:
-        return ThreadPoolExecutor(max_workers=max(1, min(self._knobs.concurrency, n)), thread_name_prefix="member")
+    def _pool(self, n: int):
+        """A pool of ``min(concurrency, n)`` member workers that an interrupted run does not wait for
+        (:func:`karmactl.members.clients.member_pool`)."""
+        from karmactl.members.clients import member_pool
+
+        return member_pool(min(self._knobs.concurrency, n), "member")
 
     # ---------------------------------------------------------------------------------- probe
 
@@ -220,7 +219,7 @@ class MemberLayer:
                 report.member_errors[key[3]] = result.error
         # cluster condition detection for Remedy (karmactl/members/detection.py)
         from karmactl.members.detection import detect_conditions
-        return detect_conditions(out, now, report, self.client_for, self.state_dir)
+        return detect_conditions(out, now, report, self.client_for, self.state_dir, self.environ)
 
     # ---------------------------------------------------------------------------------- observe / act
 

@@ -28,7 +28,8 @@ spec:
 
 
 @pytest.fixture
-def member(tmp_path, cli):
+def member(tmp_path, cli, monkeypatch):
+    monkeypatch.setenv("KARMACTL_KUBECONFIG_DIR", str(tmp_path))  # the kubeconfigs are under tmp_path/kubeconfigs
     m = Members(tmp_path, cli)
     m.start("member1")
     manifest = tmp_path / "legacy.yaml"

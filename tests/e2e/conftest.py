@@ -61,7 +61,8 @@ class Members:
 
 
 @pytest.fixture
-def members(tmp_path, cli):
+def members(tmp_path, cli, monkeypatch):
+    monkeypatch.setenv("KARMACTL_KUBECONFIG_DIR", str(tmp_path))  # the kubeconfigs are under tmp_path/kubeconfigs
     m = Members(tmp_path, cli)
     yield m
     m.close()

@@ -20,6 +20,12 @@ REPO = Path(__file__).resolve().parents[2]
 LOSSY_APP = ("spec.failover.application.blockPredecessorSeconds", "spec.failover.application.preConditions")
 
 
+
+@pytest.fixture(autouse=True)
+def _kubeconfig_dir(tmp_path, monkeypatch):
+    """The fleet's kubeconfigs are under tmp_path/kubeconfigs: the operator's kubeconfig directory."""
+    monkeypatch.setenv("KARMACTL_KUBECONFIG_DIR", str(tmp_path))
+
 def samples(state: Path) -> None:
     """Karmada's nginx and guestbook samples, the failover walkthrough's policy (application failover
     with blockPredecessorSeconds) and the remedy story's Service, MultiClusterIngress and Remedies."""

@@ -80,6 +80,8 @@ class Members:
 def members(tmp_path, state, monkeypatch):
     # short per-request timeout: the hanging-member tests wait for it
     monkeypatch.setenv("KARMACTL_MEMBER_TIMEOUT", "1")
+    # the kubeconfigs live under tmp_path/kubeconfigs: the operator's kubeconfig directory
+    monkeypatch.setenv("KARMACTL_KUBECONFIG_DIR", str(tmp_path))
     m = Members(tmp_path, state)
     for name in ("member1", "member2", "member3"):
         m.start(name)

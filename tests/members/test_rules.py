@@ -165,10 +165,14 @@ def test_retry_after_as_client_go_reads_it(status, header, want):
 def test_resolve_access(tmp_path):
     (tmp_path / "kc").write_text("{}")
     c = {"metadata": {"name": "m1", "annotations": {"karmactl.io/kubeconfig": "kc"}}}
-    a = resolve_access(c, tmp_path, environ={})
-    assert (a.paths, a.context) == ((str(tmp_path / "kc"),), "m1")
+    with pytest.raises(AccessError, match=r"Cluster m1 \(annotation karmactl.io/kubeconfig: kc\).*outside the kubeconfig "
+                                          r"directory .*\.karmactl"):
+        resolve_access(c, tmp_path, environ={})  # the default kubeconfig directory: <state>/.karmactl
+    here = {"KARMACTL_KUBECONFIG_DIR": str(tmp_path)}
+    a = resolve_access(c, tmp_path, environ=here)
+    assert (a.paths, a.context, a.confined_to) == ((str(tmp_path / "kc"),), "m1", str(tmp_path.resolve()))
     with pytest.raises(AccessError, match="does not exist"):
-        resolve_access({"metadata": {"name": "m1", "annotations": {"karmactl.io/kubeconfig": "nope"}}}, tmp_path, environ={})
+        resolve_access({"metadata": {"name": "m1", "annotations": {"karmactl.io/kubeconfig": "nope"}}}, tmp_path, environ=here)
     a = resolve_access({"metadata": {"name": "m2"}}, tmp_path, environ={"KUBECONFIG": f"{tmp_path}/x:{tmp_path}/kc"})
     assert (a.paths, a.context) == ((f"{tmp_path}/kc",), "m2")
     with pytest.raises(AccessError, match="no kubeconfig"):

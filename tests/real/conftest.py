@@ -99,8 +99,13 @@ def ns(request, real_members) -> str:
 
 
 @pytest.fixture
-def joined(cli, real_members) -> dict[str, RealMember]:
-    """The state directory with both real members joined through their kubeconfigs (TLS + token)."""
+def joined(cli, real_members, monkeypatch) -> dict[str, RealMember]:
+    """The state directory with both real members joined through their kubeconfigs (TLS + token);
+    the directory holding each kubeconfig is the operator's kubeconfig directory."""
+    import os
+
+    dirs = {os.path.dirname(os.path.realpath(m.kubeconfig)) for m in real_members.values()}
+    monkeypatch.setenv("KARMACTL_KUBECONFIG_DIR", os.path.commonpath(sorted(dirs)))
     for name, member in real_members.items():
         cli.ok("join", name, "--kubeconfig", str(member.kubeconfig))
     return real_members

@@ -22,8 +22,10 @@ TOKEN = "s3cr3t-token-0123456789abcdef"
 
 
 @pytest.fixture
-def tls_member(tmp_path, state):
+def tls_member(tmp_path, state, monkeypatch):
     from karmactl.emulator import MemberServer
+
+    monkeypatch.setenv("KARMACTL_KUBECONFIG_DIR", str(tmp_path))  # the operator's kubeconfig directory
     from karmactl.emulator.tls import ensure_certs
 
     srv = MemberServer(name="tls1", port=0, tls=True, nodes=1).start()

@@ -174,12 +174,12 @@ def member(tmp_path):
 
 
 def api_client(member, tmp_path):
-    from kubernetes import config
+    """The member client a run probes with (``MemberClient``; its ``.api`` is a typed-API client)."""
+    from karmactl.members.clients import MemberClient
+    from karmactl.members.kubeconfig import ClusterAccess
 
     path = member.write_kubeconfig(str(tmp_path / "kubeconfig"))
-    api = config.new_client_from_config(config_file=path, context="member1")
-    api.configuration.retries = 0
-    return api
+    return MemberClient(ClusterAccess("member1", (path,), "member1"), timeout=5)
 
 
 def test_dns_probe_unknown_without_a_dns_workload(member, tmp_path):
@@ -189,7 +189,7 @@ def test_dns_probe_unknown_without_a_dns_workload(member, tmp_path):
 
 def test_dns_probe_ready_and_unready(member, tmp_path):
     api = api_client(member, tmp_path)
-    install_dns(api)
+    install_dns(api.api)
     set_dns_ready(member, True)
     assert detection.probe_dns(api) == Observation(True, "kube-dns workload")
     set_dns_ready(member, False)
@@ -199,11 +199,11 @@ def test_dns_probe_ready_and_unready(member, tmp_path):
 
 def test_dns_probe_needs_ready_endpoint_addresses(member, tmp_path):
     api = api_client(member, tmp_path)
-    install_dns(api, endpoints=False)
+    install_dns(api.api, endpoints=False)
     set_dns_ready(member, True)
     assert detection.probe_dns(api).detail == "Endpoints kube-system/kube-dns not found"
     from kubernetes import client as k8s
-    k8s.CoreV1Api(api).create_namespaced_endpoints("kube-system", {
+    k8s.CoreV1Api(api.api).create_namespaced_endpoints("kube-system", {
         "apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "kube-dns"},
         "subsets": [{"notReadyAddresses": [{"ip": "10.244.0.2"}], "ports": [{"port": 53}]}]})
     obs = detection.probe_dns(api)

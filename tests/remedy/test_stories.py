@@ -193,7 +193,8 @@ def test_invalid_remedy_is_rejected_with_the_field(state, cli):
 
 
 @pytest.fixture
-def members(tmp_path):
+def members(tmp_path, monkeypatch):
+    monkeypatch.setenv("KARMACTL_KUBECONFIG_DIR", str(tmp_path))  # the operator's kubeconfig directory
     from karmactl.emulator import MemberServer
 
     servers = {n: MemberServer(name=n, port=0, data_dir=str(tmp_path / n)).start() for n in ("member1", "member2")}
@@ -312,8 +313,10 @@ data:
     assert "trafficBlockClusters" not in mci_status(cli)
 
 
-def test_command_probe_instead_of_dns(state, cli, tmp_path, members):
+def test_command_probe_instead_of_dns(state, cli, tmp_path, members, monkeypatch):
     import sys
+
+    monkeypatch.setenv("KARMACTL_ALLOW_DETECTION_COMMAND", "1")  # the operator allows the ConfigMap's command
 
     flag = tmp_path / "member1.broken"
     check = f"import os, sys; sys.exit(1 if os.path.exists(r'{tmp_path}/' + sys.argv[1] + '.broken') else 0)"

@@ -47,14 +47,16 @@ def test_join_records_a_portable_kubeconfig_path(cli, state, tmp_path):
     srv = MemberServer(name="member1", port=0, data_dir=str(tmp_path / "m1")).start()
     srv2 = MemberServer(name="member2", port=0, data_dir=str(tmp_path / "m2")).start()
     try:
-        inside = srv.write_kubeconfig(str(state / "kubeconfigs" / "member1.yaml"), context="member1")
+        inside = srv.write_kubeconfig(str(state / ".karmactl" / "kubeconfigs" / "member1.yaml"), context="member1")
         code, _out, err = cli("join", "member1", "--kubeconfig", inside)
         assert code == 0 and "warning" not in err, err
         recorded = (state / "clusters" / "member1.yaml").read_text()
-        assert "karmactl.io/kubeconfig: kubeconfigs/member1.yaml" in recorded
+        assert "karmactl.io/kubeconfig: .karmactl/kubeconfigs/member1.yaml" in recorded
         outside = srv2.write_kubeconfig(str(tmp_path / "elsewhere" / "member2.yaml"), context="member2")
         code, _out, err = cli("join", "member2", "--kubeconfig", outside)
-        assert code == 0
+        assert code == 2 and "outside the kubeconfig directory" in err, err  # runs would refuse it
+        code, _out, err = cli("--kubeconfig-dir", str(tmp_path / "elsewhere"), "join", "member2", "--kubeconfig", outside)
+        assert code == 0, err
         assert f"absolute kubeconfig path {outside}" in err and "enters git" in err
     finally:
         srv.close()
