@@ -84,6 +84,8 @@ class LuaVM:
         total_time: seconds of running over all calls (the run's budget).
         instructions: Lua instructions per call.
         total_instructions: Lua instructions over all calls.
+        pattern_work: the work estimate up to which a pattern runs in Lua's C matcher
+            (:mod:`karmactl.interpreter.luasandbox`); -1 runs every pattern in the Lua matcher.
 
     Raises:
         InterpreterError: lupa is not installed.
@@ -91,7 +93,7 @@ class LuaVM:
 
     def __init__(self, now: str | None = None, timeout: float = CALL_TIMEOUT, max_memory: int = MAX_MEMORY,
                  total_time: float = TOTAL_TIME, instructions: int = CALL_INSTRUCTIONS,
-                 total_instructions: int = TOTAL_INSTRUCTIONS):
+                 total_instructions: int = TOTAL_INSTRUCTIONS, pattern_work: int = _CHEAP):
         try:
             import lupa.lua51 as lua51
         except ImportError as exc:  # pragma: no cover - a declared dependency
@@ -123,7 +125,7 @@ class LuaVM:
             clock = int(parse_time(now).timestamp())
         loader = self.runtime.eval("function(src) return assert(loadstring(src, '=karmactl')) end")
         self._run, self._finish, self._syntax, self._collect = loader(SOURCE)(
-            time.monotonic, clock, luakube.library(self), _HOOK_INSTRUCTIONS, _CHEAP)
+            time.monotonic, clock, luakube.library(self), _HOOK_INSTRUCTIONS, pattern_work)
 
     # ------------------------------------------------------------------ calls
 
