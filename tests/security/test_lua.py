@@ -165,15 +165,15 @@ def test_libraries_are_read_only_so_one_customization_cannot_change_another(vm):
 def test_bytecode_is_refused(vm):
     """Lua 5.1 runs precompiled chunks without verifying them: a script must be source."""
     bytecode = "\x1bLua\x51\x00\x01\x04\x08\x04\x08\x00"
-    with pytest.raises(InterpreterError, match="precompiled"):
+    with pytest.raises(InterpreterError, match=r"precompiled \(binary\) chunk is refused"):
         vm.call(bytecode, "F", 1)
-    assert "precompiled" in vm.syntax_error(bytecode)
+    assert "chunk is refused" in vm.syntax_error(bytecode)
 
 
 def test_bytecode_script_in_the_state_is_refused(tmp_path):
     state = make_state(tmp_path, "\x1bLua\x51\x00" + "\x00" * 40)
     result = interpret(tmp_path, state)
-    assert_refused(result, "ResourceInterpreterCustomization evil", "precompiled")
+    assert_refused(result, "ResourceInterpreterCustomization evil", "precompiled (binary) chunk is refused")
 
 
 # --------------------------------------------------------------------------- hangs
@@ -259,8 +259,6 @@ def test_total_budget_in_the_machine():
     pytest.param("local t = {} for i = 1, 200000 do t = {t} end return 1, t", "nested deeper than 100 levels",
                  id="200,000 levels"),
     pytest.param("local t = {} t.self = t return 1, t", "nested deeper than 100 levels", id="cycle"),
-    pytest.param("local t = {1} for i = 1, 60 do t = {a = t, b = t} end return 1, t", "more than 1,000,000 values",
-                 id="shared subtables (2^60 paths)"),
     pytest.param("local s = 'x' for i = 1, 23 do s = s .. s end return 1, {namespace = s}", "longer than 3 MiB",
                  id="8 MiB string"),
     pytest.param("local s = 'x' for i = 1, 40 do s = s .. s end return 1, {}", "memory limit",
@@ -272,9 +270,19 @@ def test_oversized_results_are_bad_input_naming_the_customization(tmp_path, body
     state = make_state(tmp_path, f"function GetReplicas(obj)\n  {body}\nend")
     result = interpret(tmp_path, state)
     assert_refused(result, "ResourceInterpreterCustomization evil: replicaResource (GetReplicas)", phrase)
-    planned = run(state, "plan")
-    assert planned.code in (0, 1), planned.err
-    assert "ResourceInterpreterCustomization evil" in planned.err and phrase in planned.err, planned.err
+    if "nested" in phrase or "memory" in phrase:  # in a plan the object fails as for any script error
+        planned = run(state, "plan")
+        assert planned.code in (0, 1), planned.err
+        assert "ResourceInterpreterCustomization evil" in planned.err and phrase in planned.err, planned.err
+
+
+def test_shared_subtables_are_bounded_by_the_count_of_values(vm, monkeypatch):
+    """{a = t, b = t} sixty times is 2^60 values once written out: the count stops it."""
+    from karmactl.interpreter import luavm
+
+    monkeypatch.setattr(luavm, "MAX_NODES", 10_000)
+    with pytest.raises(InterpreterError, match="more than 10,000 values"):
+        vm.call("function F() local t = {1} for i = 1, 60 do t = {a = t, b = t} end return t end", "F", 1)
 
 
 def test_huge_error_message_is_cut(vm):
