@@ -12,7 +12,7 @@ of a Python object anyway. It returns ``run, finish, syntax``:
 
 * ``run(deadline, max_instructions, time_message, instructions_message, script, fname, ...)``
   loads ``script`` (source only: a binary chunk is refused) into a fresh global table, calls its
-  ``fname(...)`` and returns ``{n = count, used = instructions, results...}``; the count hook
+  ``fname(...)`` and returns ``{n = count, results...}, instructions used``; the count hook
   (installed once, idle between runs) stops it with the message once ``clock()`` passes
   ``deadline`` or it ran ``max_instructions``.
 * ``finish()`` disarms the limits after a ``run`` that failed and returns the instructions it used.
@@ -585,11 +585,6 @@ local function finish()
   return n
 end
 
-local function done(r)
-  r.used = finish()
-  return r
-end
-
 local function run(deadline_, limit_, time_message_, instructions_message_, script, fname, ...)
   expired, deadline, limit, used = nil, deadline_, limit_, 0
   time_message, instructions_message = time_message_, instructions_message_
@@ -608,7 +603,8 @@ local function run(deadline_, limit_, time_message_, instructions_message_, scri
   local f = rawget(env, fname)
   if f == nil then error("not found function " .. fname, 0) end
   if type(f) ~= "function" then error(fname .. " is not a function: " .. type(f), 0) end
-  return done(pack(f(...)))
+  local results = pack(f(...))
+  return results, finish()
 end
 
 local function syntax(script)

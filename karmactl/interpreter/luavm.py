@@ -154,9 +154,8 @@ class LuaVM:
             started = time.monotonic()
             used = None
             try:
-                packed = self._run(started + timeout, instructions, time_message, instructions_message,
-                                   script, fname, *lua_args)
-                used = packed["used"]
+                packed, used = self._run(started + timeout, instructions, time_message, instructions_message,
+                                         script, fname, *lua_args)
                 return [self.to_python(packed[i + 1]) for i in range(nrets)]
             except self._lua51.LuaMemoryError:
                 self._free()
@@ -215,7 +214,7 @@ class LuaVM:
         lua_type = self._lua51.lua_type
         count = 0
 
-        def leaf(v):
+        def convert(v, depth):
             t = type(v)
             if t is str:
                 if len(v) > MAX_STRING // 4 and len(v.encode()) > MAX_STRING:
@@ -229,11 +228,11 @@ class LuaVM:
                 return v
             kind = lua_type(v)
             if kind == "table":
-                return table(v, 1)
+                return table(v, depth)
             if kind is not None:
                 raise InterpreterError(f"cannot encode a Lua {kind} into JSON")
             if t is bytes:
-                return leaf(v.decode("utf-8", "replace"))
+                return convert(v.decode("utf-8", "replace"), depth)
             raise InterpreterError(f"cannot encode a {t.__name__} into JSON")  # pragma: no cover
 
         def table(v, depth):
@@ -249,25 +248,17 @@ class LuaVM:
             count += len(items)
             if count > MAX_NODES:
                 raise InterpreterError(f"the result holds more than {MAX_NODES:,} values")
-            out_values = []
-            for _, x in items:
-                if lua_type(x) == "table":
-                    out_values.append(table(x, depth + 1))
-                else:
-                    out_values.append(leaf(x))
             keys = [k for k, _ in items]
             if all(type(k) is int for k in keys) and sorted(keys) == list(range(1, len(keys) + 1)):
-                return [x for _, x in sorted(zip(keys, out_values), key=lambda kv: kv[0])]
+                return [convert(x, depth + 1) for _, x in sorted(items, key=lambda kv: kv[0])]
             out = {}
-            for k, x in zip(keys, out_values):
-                if type(k) not in (str, int, float):
+            for k, x in items:
+                if type(k) is not str and type(k) not in (int, float):
                     raise InterpreterError("cannot encode mixed or invalid key types")
-                out[_key_text(k)] = x
+                out[k if type(k) is str else _key_text(k)] = convert(x, depth + 1)
             return out
 
-        if lua_type(value) == "table":
-            return table(value, 1)
-        return leaf(value)
+        return convert(value, 1)
 
 
 def _no_attributes(obj, name, is_setting):
