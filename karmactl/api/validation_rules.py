@@ -739,7 +739,9 @@ def customization_spec_errors(spec: dict) -> list[FieldError]:
 
             runtime = lupa.lua51.LuaRuntime(register_eval=False, register_builtins=False)
             _LUA_SYNTAX = runtime.eval("function(s) local f, e = loadstring(s, '=luaScript'); return e end")
-        problem = _LUA_SYNTAX(script)
+        # Lua 5.1 loads precompiled chunks without verifying them: only source is accepted
+        problem = ("luaScript: a precompiled (binary) chunk is refused: give Lua source"
+                   if script.startswith("\x1b") else _LUA_SYNTAX(script))
         if problem:
             errs.append(invalid(f"spec.customizations.{name}.luaScript", [], f"Lua syntax error: {problem}"))
     return errs

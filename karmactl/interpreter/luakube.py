@@ -11,7 +11,9 @@ Follows ``pkg/resourceinterpreter/customized/declarative/luavm/kube.go``:
   :mod:`karmactl.interpreter.dependencies`);
 * ``kube.getResourceQuantity(q)`` -> the quantity as a number.
 
-Errors are raised in the script, at the caller's line.
+Errors are raised in the script, at the caller's line. :func:`library` gives the Python side; the
+Lua functions scripts call wrap it (:mod:`karmactl.interpreter.luasandbox`), so no Python object
+is reachable from a script.
 """
 from __future__ import annotations
 
@@ -19,22 +21,6 @@ import math
 from fractions import Fraction
 
 from karmactl.interpreter._common import InterpreterError
-
-_WRAP = r"""
-local impl = ...
-local error = error
-local kube = {}
-for _, name in ipairs({"resourceAdd", "accuratePodRequirements", "getPodDependencies", "getResourceQuantity"}) do
-  local f = impl[name]
-  kube[name] = function(...)
-    local r = f(select("#", ...), ...)
-    if r.err ~= nil then error(r.err, 2) end
-    return r.value
-  end
-end
-return kube
-"""
-
 
 def canonical_quantity(value) -> str:
     """The canonical text of a quantity (``"0.5"`` -> ``"500m"``, ``"1024Mi"`` -> ``"1Gi"``), as Go's
@@ -57,7 +43,9 @@ def _format(total: Fraction, binary: bool) -> str:
 
 
 def library(vm) -> object:
-    """The ``kube`` Lua table for :class:`karmactl.interpreter.luavm.LuaVM` ``vm``."""
+    """The Lua table ``{name: function(nargs, ...) -> {value=... | err=message}}`` behind the
+    ``kube`` library of :class:`karmactl.interpreter.luavm.LuaVM` ``vm``. Every failure, whatever
+    its type, comes back as ``err`` text: no Python exception (an object) reaches a script."""
     from karmactl.interpreter.luavm import resolve_empty
 
     def result(fn):
@@ -67,6 +55,10 @@ def library(vm) -> object:
                 out["value"] = vm.to_lua(fn(n, *args[:n]))
             except (InterpreterError, ValueError, TypeError) as exc:
                 out["err"] = str(exc)
+            except RecursionError:
+                out["err"] = "the argument is nested too deeply"
+            except Exception as exc:  # noqa: BLE001 - a script's input must never end the run
+                out["err"] = f"{type(exc).__name__}: {exc}"
             return out
         return call
 
@@ -121,4 +113,4 @@ def library(vm) -> object:
         "getPodDependencies": result(get_pod_dependencies),
         "getResourceQuantity": result(get_resource_quantity),
     })
-    return vm.runtime.execute(_WRAP, impl)
+    return impl

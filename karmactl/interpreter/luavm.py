@@ -5,19 +5,45 @@ Follows ``pkg/resourceinterpreter/customized/declarative/luavm/lua.go`` (the san
 ``string`` and ``package`` libraries). The runtime is lupa's bundled Lua 5.1 (``lupa.lua51``), the
 language version of Karmada's gopher-lua.
 
-The sandbox: ``base``, ``table``, ``string`` (without ``rep`` and ``gsub``, as Karmada), ``math``,
-``os`` with only ``time`` and ``date`` (both read the run's clock, never the machine's), ``require``
-that serves only the ``kube`` library (:mod:`karmactl.interpreter.luakube`); ``io``, ``debug``,
-``coroutine``, ``load*``, ``dofile``, ``setfenv``/``getfenv``, ``set``/``getmetatable``, ``raw*``,
-``module``, ``newproxy`` and ``collectgarbage`` raise "not supported". ``print`` prints nothing (core
-code does no I/O). Each call runs in a fresh global table, so customizations cannot see each other.
-Limits: :data:`CALL_TIMEOUT` seconds of running per call (Karmada's luavm timeout; a count hook
-checks a monotonic deadline every :data:`_HOOK_INSTRUCTIONS` instructions and ``pcall`` cannot
-swallow it) and :data:`MAX_MEMORY` bytes per machine.
+Scripts are untrusted: they come from the state directory, i.e. from whoever wrote a merge
+request, and run in an offline ``plan``. So:
+
+* **Nothing Python is reachable.** Every function a script can reach is a Lua function or one of
+  Lua's own C functions (:mod:`karmactl.interpreter.luasandbox`): ``os.time``/``os.date`` and the
+  ``kube`` wrappers are Lua; the Python helpers behind ``kube`` are upvalues of those wrappers
+  only. As a second wall the runtime has no ``python`` module, no ``eval``, and an attribute
+  filter that refuses every attribute and item of any Python object (a Python exception that
+  reaches a script's ``pcall`` is such an object). Data goes in as Lua tables built from plain
+  JSON values (anything else is refused), never as Python proxies.
+* **The sandbox:** ``base``, ``table``, ``string`` (without ``rep``, ``gsub`` and ``dump``, as
+  Karmada), ``math``, ``os`` with only ``time`` and ``date`` (the run's clock, never the
+  machine's), ``require`` that serves only ``kube`` (:mod:`karmactl.interpreter.luakube`);
+  ``io``, ``debug``, ``coroutine``, ``load*``, ``dofile``, ``setfenv``/``getfenv``,
+  ``set``/``getmetatable``, ``raw*``, ``module``, ``newproxy`` and ``collectgarbage`` raise "not
+  supported"; a precompiled (binary) chunk is refused (Lua 5.1 does not verify bytecode).
+  ``print`` prints nothing. Each call runs in a fresh global table and the libraries are
+  read-only, so customizations cannot see or change each other.
+* **Limits no script escapes.** Per call :data:`CALL_TIMEOUT` seconds and
+  :data:`CALL_INSTRUCTIONS` Lua instructions; per machine (one per run's interpreter)
+  :data:`TOTAL_TIME` seconds and :data:`TOTAL_INSTRUCTIONS` instructions over all calls, after
+  which every call fails at once; :data:`MAX_MEMORY` bytes. A count hook checks the limits every
+  :data:`_HOOK_INSTRUCTIONS` instructions, in error handlers too, and ``pcall``/``xpcall`` rethrow
+  a passed limit. The C functions that could run long between two hooks are replaced
+  (:mod:`karmactl.interpreter.luasandbox`: pattern matching, ``table.sort``). Results are
+  bounded on the way back: :data:`MAX_DEPTH` levels of nesting, :data:`MAX_NODES` values,
+  :data:`MAX_STRING` bytes per string.
+
+Why in this process rather than a worker process killed at the deadline (with ``RLIMIT_CPU``/
+``RLIMIT_AS``): interpretation is on the hot path of offline runs (every customized object, every
+pass); an in-process call costs tens of microseconds, a worker would add a pipe round trip and a
+serialisation of the object per call, a fork per run (from a process whose member layer runs
+threads), and its own failure modes. Inside the process, the only work Lua does outside the
+instruction hook is in C library functions; the unbounded ones are replaced, and what remains
+(string concatenation, ``table.insert``, ``string.upper``...) is linear in data that
+:data:`MAX_MEMORY` bounds, so a limit is noticed at most a few thousand instructions late.
 """
 from __future__ import annotations
 
-import calendar
 import math
 import threading
 import time
@@ -25,78 +51,25 @@ import time
 from karmactl.interpreter._common import InterpreterError
 
 CALL_TIMEOUT = 1.0
+"""Seconds of running per call (Karmada's luavm timeout)."""
+CALL_INSTRUCTIONS = 1_000_000_000
+"""Lua instructions per call (a bound that does not depend on the machine's speed)."""
+TOTAL_TIME = 10.0
+"""Seconds of running over all calls of one machine (one interpreter of a run)."""
+TOTAL_INSTRUCTIONS = 10_000_000_000
+"""Lua instructions over all calls of one machine."""
 MAX_MEMORY = 64 << 20
+"""Bytes one machine may allocate."""
+MAX_DEPTH = 100
+"""Deepest nesting of tables in a result (and in what a script is given): the state's own bound
+(``karmactl.store.yamlio.MAX_DEPTH``), so that a result can be written and read back."""
+MAX_NODES = 1_000_000
+"""Most values (tables, strings, numbers...) one result may hold."""
+MAX_STRING = 3 << 20
+"""Longest string in a result, in bytes: Kubernetes' request limit for a whole object is 3 MiB."""
 _HOOK_INSTRUCTIONS = 1000
-_TIMEOUT_MESSAGE = "the script ran longer than the 1s time limit"
-
-_BLOCKED = ("collectgarbage", "dofile", "getfenv", "getmetatable", "load", "loadfile", "loadstring",
-            "rawequal", "rawget", "rawset", "setfenv", "setmetatable", "module", "newproxy")
-
-# Runs once per machine with (deadline_passed, os_time, os_date, kube_table, timeout_message):
-# captures what the sandbox needs before taking it away from scripts.
-_SETUP = r"""
-local deadline_passed, os_time, os_date, kube, TIMEOUT = ...
-local sethook, loadstring, setfenv, setmetatable = debug.sethook, loadstring, setfenv, setmetatable
-local rawpcall, rawxpcall, error, select, type, tostring = pcall, xpcall, error, select, type, tostring
-
-sethook(function() if deadline_passed() then error(TIMEOUT, 0) end end, "", %d)
-
-local function rethrow(ok, ...)
-  if not ok and (...) == TIMEOUT then error(TIMEOUT, 0) end
-  return ok, ...
-end
-
-local G = {}
-for _, name in ipairs({"assert", "error", "ipairs", "next", "pairs", "select", "tonumber", "tostring",
-                       "type", "unpack", "_VERSION"}) do G[name] = _G[name] end
-G.pcall = function(f, ...) return rethrow(rawpcall(f, ...)) end
-G.xpcall = function(f, h) return rethrow(rawxpcall(f, h)) end
-G.print = function() end
-for _, name in ipairs({%s}) do
-  G[name] = function()
-    error("call function " .. name .. " is not supported in karmada customized resourceinterpreter.", 2)
-  end
-end
-for _, name in ipairs({"rep", "gsub"}) do
-  string[name] = function()
-    error("The Lua function string." .. name .. " is not supported by Karmada.", 2)
-  end
-end
-string.dump = nil
-G.string, G.table, G.math = string, table, math
-G.os = {time = os_time, date = os_date}
-G.package = {loaded = {kube = kube}, preload = {},
-             loadlib = function() error("loadlib is not supported", 2) end}
-G.require = function(name)
-  if name == "kube" then return kube end
-  error("module '" .. tostring(name) .. "' not found: only 'kube' can be required", 2)
-end
-G._G = G
-
-local chunks = {}
-local function pack(...) return {n = select("#", ...), ...} end
-
-local collect = collectgarbage
--- run(script, function name, args...) -> {n, results...}; collect() frees what a failed run left
-return function(script, fname, ...)
-  local chunk = chunks[script]
-  if chunk == nil then
-    local err
-    chunk, err = loadstring(script, "=luaScript")
-    if chunk == nil then error(err, 0) end
-    chunks[script] = chunk
-  end
-  local env = setmetatable({}, {__index = G})
-  env._G = env
-  setfenv(chunk, env)
-  chunk()
-  local f = rawget(env, fname)
-  if f == nil then error("not found function " .. fname, 0) end
-  if type(f) ~= "function" then error(fname .. " is not a function: " .. type(f), 0) end
-  return pack(f(...))
-end, function() collect("collect") end
-""" % (_HOOK_INSTRUCTIONS, ", ".join(f'"{n}"' for n in _BLOCKED))
-
+_CHEAP = 10_000_000  # work estimate up to which a pattern runs in Lua's C matcher (luasandbox)
+_EXACT_FLOAT = 2 ** 53
 _EMPTY = object()  # an empty Lua table: a list or an object, decided by the references
 
 
@@ -108,31 +81,51 @@ class LuaVM:
             when called without an explicit time.
         timeout: seconds of running per call.
         max_memory: bytes the runtime may allocate.
+        total_time: seconds of running over all calls (the run's budget).
+        instructions: Lua instructions per call.
+        total_instructions: Lua instructions over all calls.
+        pattern_work: the work estimate up to which a pattern runs in Lua's C matcher
+            (:mod:`karmactl.interpreter.luasandbox`); -1 runs every pattern in the Lua matcher.
 
     Raises:
         InterpreterError: lupa is not installed.
     """
 
-    def __init__(self, now: str | None = None, timeout: float = CALL_TIMEOUT, max_memory: int = MAX_MEMORY):
+    def __init__(self, now: str | None = None, timeout: float = CALL_TIMEOUT, max_memory: int = MAX_MEMORY,
+                 total_time: float = TOTAL_TIME, instructions: int = CALL_INSTRUCTIONS,
+                 total_instructions: int = TOTAL_INSTRUCTIONS, pattern_work: int = _CHEAP):
         try:
             import lupa.lua51 as lua51
         except ImportError as exc:  # pragma: no cover - a declared dependency
             raise InterpreterError(f"Lua customizations need the lupa package (Lua 5.1): {exc}") from None
         from karmactl.interpreter import luakube
+        from karmactl.interpreter.luasandbox import SOURCE
 
         self._lua51 = lua51
-        self._now = now
-        self._timeout = timeout
-        self._deadline = math.inf
+        self._total_time = total_time
+        self._total_instructions = total_instructions
+        self._spent_time = 0.0
+        self._spent_instructions = 0
         self._lock = threading.Lock()
-        self._syntax = None
-        self.runtime = lua51.LuaRuntime(register_eval=False, register_builtins=False,
-                                        unpack_returned_tuples=False, max_memory=max_memory)
-        self.runtime.globals().python = None
-        kube = luakube.library(self)
         self._max_memory = max_memory
-        self._run, self._collect = self.runtime.execute(_SETUP, self._deadline_passed, self._os_time, self._os_date, kube,
-                                         _TIMEOUT_MESSAGE)
+        # (message, limit) per call, and the message once the run's budget is used up
+        self._call_time = (f"the script ran longer than the {timeout:g}s time limit of a call", timeout)
+        self._call_instructions = (f"the script ran more than {instructions:,} Lua instructions, its limit "
+                                   "per call", instructions)
+        self._budget = (f"the customizations' scripts used up this run's Lua budget ({total_time:g} s, "
+                        f"{total_instructions:,} instructions over all calls)")
+        self.runtime = lua51.LuaRuntime(register_eval=False, register_builtins=False,
+                                        unpack_returned_tuples=False, max_memory=max_memory,
+                                        attribute_filter=_no_attributes)
+        self.runtime.globals().python = None
+        clock = None
+        if now is not None:
+            from karmactl.api.objects import parse_time
+
+            clock = int(parse_time(now).timestamp())
+        loader = self.runtime.eval("function(src) return assert(loadstring(src, '=karmactl')) end")
+        self._run, self._finish, self._syntax, self._collect = loader(SOURCE)(
+            time.monotonic, clock, luakube.library(self), _HOOK_INSTRUCTIONS, pattern_work)
 
     # ------------------------------------------------------------------ calls
 
@@ -143,73 +136,70 @@ class LuaVM:
         ``args`` are JSON-like Python values (dict, list, str, int, float, bool, None).
 
         Raises:
-            InterpreterError: syntax or runtime error (``luaScript:LINE: message``), time or memory
-                limit, missing function.
+            InterpreterError: syntax or runtime error (``luaScript:LINE: message``), a limit passed
+                (the message names it), a result too deep or too large, missing function.
         """
         with self._lock:
+            left_time = self._total_time - self._spent_time
+            left_instructions = self._total_instructions - self._spent_instructions
+            if left_time <= 0 or left_instructions <= 0:
+                raise InterpreterError(self._budget)
             lua_args = [self.to_lua(a) for a in args]
-            self._deadline = time.monotonic() + self._timeout
+            time_message, timeout = self._call_time
+            if left_time < timeout:
+                time_message, timeout = self._budget, left_time
+            instructions_message, instructions = self._call_instructions
+            if left_instructions < instructions:
+                instructions_message, instructions = self._budget, left_instructions
+            started = time.monotonic()
+            used = None
             try:
-                packed = self._run(script, fname, *lua_args)
+                packed, used = self._run(started + timeout, instructions, time_message, instructions_message,
+                                         script, fname, *lua_args)
+                return [self.to_python(packed[i + 1]) for i in range(nrets)]
             except self._lua51.LuaMemoryError:
-                # free what the script left before anything else runs in this runtime
-                self.runtime.set_max_memory(0)
-                self._collect()
-                self.runtime.set_max_memory(self._max_memory)
-                raise InterpreterError(f"the script used more than its memory limit ({self._max_memory >> 20} MiB)") from None
+                self._free()
+                raise InterpreterError(self._memory_message()) from None
             except self._lua51.LuaError as exc:
-                raise InterpreterError(_clean(str(exc))) from None
-            except _ScriptError as exc:
-                raise InterpreterError(str(exc)) from None
+                message = _clean(str(exc))
+                if message == "not enough memory":  # rethrown by a pcall
+                    self._free()
+                    raise InterpreterError(self._memory_message()) from None
+                raise InterpreterError(message) from None
+            except UnicodeDecodeError:
+                raise InterpreterError("the script passed or raised a string that is not valid UTF-8") from None
             finally:
-                self._deadline = math.inf
-            return [self.to_python(packed[i + 1]) for i in range(nrets)]
+                self._spent_instructions += self._finish() if used is None else used
+                self._spent_time += time.monotonic() - started
 
     def syntax_error(self, script: str) -> str | None:
         """The compile error of ``script`` (``luaScript:LINE: message``), or None when it loads."""
         with self._lock:
-            if self._syntax is None:
-                self._syntax = self.runtime.eval("function(s) local f, e = loadstring(s, '=luaScript'); return e end")
-            return self._syntax(script)
+            try:
+                return self._syntax(script)
+            except UnicodeDecodeError:
+                return "luaScript: the script is not valid UTF-8"
 
-    def _deadline_passed(self) -> bool:
-        return time.monotonic() > self._deadline
+    def _memory_message(self) -> str:
+        return f"the script used more than its memory limit ({self._max_memory >> 20} MiB)"
 
-    # ------------------------------------------------------------------ the run's clock
-
-    def _clock(self, t) -> float:
-        if t is not None:
-            return float(t)
-        if self._now is None:
-            raise_lua("os.time()/os.date() need the run's clock, which this interpretation has none of")
-        from karmactl.api.objects import parse_time
-
-        return parse_time(self._now).timestamp()
-
-    def _os_time(self, table=None):
-        if table is None:
-            return int(self._clock(None))
-        get = lambda k, d: table[k] if table[k] is not None else d  # noqa: E731
-        return calendar.timegm((int(get("year", 1970)), int(get("month", 1)), int(get("day", 1)),
-                                int(get("hour", 12)), int(get("min", 0)), int(get("sec", 0)), 0, 0, 0))
-
-    def _os_date(self, fmt="%c", t=None):
-        fmt = fmt or "%c"
-        fmt = fmt[1:] if fmt.startswith("!") else fmt  # always UTC: the run's clock has no local zone
-        tm = time.gmtime(self._clock(t))
-        if fmt.startswith("*t"):
-            return self.to_lua({"year": tm.tm_year, "month": tm.tm_mon, "day": tm.tm_mday, "hour": tm.tm_hour,
-                                "min": tm.tm_min, "sec": tm.tm_sec, "wday": (tm.tm_wday + 1) % 7 + 1,
-                                "yday": tm.tm_yday, "isdst": False})
-        return time.strftime(fmt, tm)
+    def _free(self) -> None:
+        """Free what a script left before anything else runs in this runtime."""
+        self.runtime.set_max_memory(0)
+        self._collect()
+        self.runtime.set_max_memory(self._max_memory)
 
     # ------------------------------------------------------------------ conversions
 
     def to_lua(self, value):
-        """A JSON-like value as a Lua value: dicts and lists become tables (lists 1-based), None nil."""
+        """A JSON-like value as a Lua value: dicts and lists become tables (lists 1-based), None nil.
+
+        Raises:
+            InterpreterError: a value that is not JSON-like, or nesting deeper than :data:`MAX_DEPTH`.
+        """
         if isinstance(value, (dict, list, tuple)):
-            return self.runtime.table_from(_drop_none(value), recursive=True)
-        return value
+            return self.runtime.table_from(_plain(value, 0), recursive=True)
+        return _plain(value, 0)
 
     def to_python(self, value):
         """A Lua value as JSON-like Python (gopher-json's encoding, as Karmada's ``luajson.Encode``):
@@ -217,41 +207,96 @@ class LuaVM:
         numbers are ints. An empty table is :data:`_EMPTY` until :func:`resolve_empty` decides.
 
         Raises:
-            InterpreterError: a function, userdata or non-finite number in the result.
+            InterpreterError: a function, userdata or non-finite number in the result; nesting
+                deeper than :data:`MAX_DEPTH`, more than :data:`MAX_NODES` values, a string longer
+                than :data:`MAX_STRING` bytes or not UTF-8.
         """
-        kind = self._lua51.lua_type(value)
-        if kind == "table":
-            items = list(value.items())
+        lua_type = self._lua51.lua_type
+        count = 0
+
+        def convert(v, depth):
+            t = type(v)
+            if t is str:
+                if len(v) > MAX_STRING // 4 and len(v.encode()) > MAX_STRING:
+                    raise InterpreterError(f"the result holds a string longer than {MAX_STRING >> 20} MiB")
+                return v
+            if t is float:
+                if not math.isfinite(v):
+                    raise InterpreterError(f"cannot encode the number {v} into JSON")
+                return int(v) if v.is_integer() else v
+            if t is bool or t is int or v is None:
+                return v
+            kind = lua_type(v)
+            if kind == "table":
+                return table(v, depth)
+            if kind is not None:
+                raise InterpreterError(f"cannot encode a Lua {kind} into JSON")
+            if t is bytes:
+                return convert(v.decode("utf-8", "replace"), depth)
+            raise InterpreterError(f"cannot encode a {t.__name__} into JSON")  # pragma: no cover
+
+        def table(v, depth):
+            nonlocal count
+            if depth > MAX_DEPTH:
+                raise InterpreterError(f"the result is nested deeper than {MAX_DEPTH} levels")
+            try:
+                items = list(v.items())
+            except UnicodeDecodeError:
+                raise InterpreterError("the result holds a string that is not valid UTF-8") from None
             if not items:
                 return _EMPTY
+            count += len(items)
+            if count > MAX_NODES:
+                raise InterpreterError(f"the result holds more than {MAX_NODES:,} values")
             keys = [k for k, _ in items]
-            if all(isinstance(k, int) and not isinstance(k, bool) for k in keys) and \
-                    sorted(keys) == list(range(1, len(keys) + 1)):
-                return [self.to_python(v) for _, v in sorted(items, key=lambda kv: kv[0])]
+            if all(type(k) is int for k in keys) and sorted(keys) == list(range(1, len(keys) + 1)):
+                return [convert(x, depth + 1) for _, x in sorted(items, key=lambda kv: kv[0])]
             out = {}
-            for k, v in items:
-                if not isinstance(k, (str, int, float)) or isinstance(k, bool):
+            for k, x in items:
+                if type(k) is not str and type(k) not in (int, float):
                     raise InterpreterError("cannot encode mixed or invalid key types")
-                out[_key_text(k)] = self.to_python(v)
+                out[k if type(k) is str else _key_text(k)] = convert(x, depth + 1)
             return out
-        if kind is not None:
-            raise InterpreterError(f"cannot encode a Lua {kind} into JSON")
-        if isinstance(value, float):
-            if not math.isfinite(value):
-                raise InterpreterError(f"cannot encode the number {value} into JSON")
-            return int(value) if value.is_integer() else value
-        if isinstance(value, bytes):
-            return value.decode("utf-8", "replace")
+
+        return convert(value, 1)
+
+
+def _no_attributes(obj, name, is_setting):
+    """lupa's attribute filter: no attribute or item of a Python object is reachable from Lua."""
+    raise AttributeError("Python objects are not accessible from Lua")
+
+
+def _plain(value, depth: int):
+    """``value`` with None dropped from mappings and sequences, checked to be JSON-like; integers
+    beyond float precision become floats (Lua 5.1 numbers are doubles, as gopher-lua's).
+
+    Raises:
+        InterpreterError: a value that is not JSON-like, nesting deeper than :data:`MAX_DEPTH`.
+    """
+    t = type(value)
+    if t is dict or t is list or t is tuple:
+        if depth >= MAX_DEPTH:
+            raise InterpreterError(f"the input is nested deeper than {MAX_DEPTH} levels")
+        if t is dict:
+            out = {}
+            for k, v in value.items():
+                if v is None:
+                    continue
+                if type(k) is not str:
+                    k = _leaf(k)
+                tv = type(v)
+                out[k] = v if tv is str or tv is bool or tv is float else _plain(v, depth + 1)
+            return out
+        return [v if type(v) is str else _plain(v, depth + 1) for v in value]
+    return _leaf(value)
+
+
+def _leaf(value):
+    if value is None or isinstance(value, (str, bool, float)):
         return value
-
-
-def raise_lua(message: str):
-    """Raise a Lua error with ``message`` from a Python function called by a script."""
-    raise _ScriptError(message)
-
-
-class _ScriptError(Exception):
-    pass
+    if isinstance(value, int):
+        return value if -_EXACT_FLOAT <= value <= _EXACT_FLOAT else float(value)
+    raise InterpreterError(f"cannot pass a {type(value).__name__} to a Lua script")
 
 
 def _key_text(k) -> str:
@@ -260,20 +305,11 @@ def _key_text(k) -> str:
     return str(k)
 
 
-def _drop_none(value):
-    if isinstance(value, dict):
-        return {k: _drop_none(v) for k, v in value.items() if v is not None}
-    if isinstance(value, (list, tuple)):
-        return [_drop_none(v) for v in value]
-    return value
-
-
 def _clean(message: str) -> str:
     """A LuaError's text without lupa's traceback and Python exception wrapping."""
     message = message.split("\nstack traceback:", 1)[0].strip()
-    for marker in ("_ScriptError: ",):
-        if marker in message:
-            message = message.split(marker, 1)[1]
+    if len(message) > 2000:  # error(huge string): the warning stays readable
+        message = message[:2000] + f"... ({len(message) - 2000} more characters)"
     return message
 
 
