@@ -88,8 +88,7 @@ MEMBER_KNOBS = (  # Knobs attribute, karmactl-config key, environment variable, 
 )
 """The member-request settings (read by ``karmactl/members/layer.py``); the environment variable wins."""
 
-_KNOB_EXPECT = {"seconds": "a finite number of seconds > 0",
-                "rate": "a finite number of requests per second (0: no limit)",
+_KNOB_EXPECT = {"seconds": "a number of seconds > 0", "rate": "a number of requests per second (0: no limit)",
                 "count": "a whole number >= 1", "retries": "a whole number >= 0"}
 
 

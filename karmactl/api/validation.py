@@ -100,7 +100,7 @@ def _settings_errors(obj: dict) -> list[FieldError]:
     try:
         Settings.from_data(dict(data))
     except SettingsError as exc:
-        return [invalid(f"data.{exc.field}", data.get(exc.field), exc.detail)]
+        return [FieldError(f"data.{exc.field}", exc.detail)]
     return []
 
 
