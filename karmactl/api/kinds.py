@@ -147,16 +147,15 @@ class KindRegistry:
                 bucket.append(info)
 
     def add_crd(self, crd: dict) -> KindInfo | None:
-        """Register the kind a CustomResourceDefinition object defines; returns it (None if malformed)."""
-        spec = crd.get("spec") or {}
-        names = spec.get("names") or {}
-        versions = [v.get("name") for v in spec.get("versions") or [] if isinstance(v, dict) and v.get("name")]
-        if not (spec.get("group") and names.get("kind") and names.get("plural") and versions):
+        """Register the kind a CustomResourceDefinition object defines; returns it, or None (and
+        registers nothing) when the CRD is malformed: a field of the wrong shape (``spec: [1]``,
+        ``names: [a]``, a list as ``group``), a scope other than Namespaced/Cluster, no named
+        version. Validation (``validation_rules.crd_errors``) then says what is wrong."""
+        found = crd_kind(crd)
+        if found is None:
             return None
-        storage = next((v["name"] for v in spec["versions"] if isinstance(v, dict) and v.get("storage")), versions[0])
-        info = _k(spec["group"], storage, names["kind"], names["plural"],
-                  spec.get("scope", "Namespaced") == "Namespaced",
-                  tuple(names.get("shortNames") or ()), tuple(versions))
+        group, kind, plural, namespaced, short_names, versions, storage = found
+        info = _k(group, storage, kind, plural, namespaced, short_names, versions)
         self.add(info)
         return info
 
@@ -184,6 +183,30 @@ class KindRegistry:
 
     def all(self) -> list[KindInfo]:
         return list(self._by_group_kind.values())
+
+
+def crd_kind(crd) -> tuple | None:
+    """``(group, kind, plural, namespaced, short names, version names, storage version)`` a
+    CustomResourceDefinition defines, or None when any of these fields has the wrong shape or is
+    missing (never raises, whatever ``crd`` holds)."""
+    spec = crd.get("spec") if isinstance(crd, dict) else None
+    names = spec.get("names") if isinstance(spec, dict) else None
+    if not isinstance(names, dict):
+        return None
+    group, kind, plural = spec.get("group"), names.get("kind"), names.get("plural")
+    scope = spec.get("scope", "Namespaced")
+    short = names.get("shortNames") or []
+    raw_versions = spec.get("versions")
+    if not (isinstance(group, str) and group and isinstance(kind, str) and kind and isinstance(plural, str)
+            and plural and scope in ("Namespaced", "Cluster") and isinstance(short, list)
+            and all(isinstance(n, str) and n for n in short) and isinstance(raw_versions, list)):
+        return None
+    versions = [v for v in raw_versions if isinstance(v, dict) and isinstance(v.get("name"), str) and v.get("name")]
+    if not versions:
+        return None
+    names_ = tuple(v["name"] for v in versions)
+    storage = next((v["name"] for v in versions if v.get("storage") is True), names_[0])
+    return group, kind, plural, scope == "Namespaced", tuple(short), names_, storage
 
 
 def group_of(api_version: str) -> str:

@@ -6,6 +6,7 @@ Objects are JSON-like dicts exactly as they appear in YAML (``apiVersion``, ``ki
 from __future__ import annotations
 
 import hashlib
+import math
 from functools import lru_cache
 from datetime import datetime, timedelta, timezone
 
@@ -83,33 +84,81 @@ def deepcopy(obj):
     return obj
 
 
+TIME_FLOOR = "1970-01-01T00:00:00Z"
+TIME_CEILING = "9999-01-01T00:00:00Z"
+"""The times karmactl accepts as input (``--now``, and the time fields it reads from objects: a
+Cluster condition's ``lastTransitionTime``, a taint's ``timeAdded``, an eviction task's
+``creationTimestamp``...): from :data:`TIME_FLOOR` up to, not including, :data:`TIME_CEILING`
+(:func:`time_error`). Below the floor is before any Kubernetes clock (``0001-01-01T00:00:00Z`` is
+Go's zero time, which Kubernetes writes as null); the year left above the ceiling keeps every sum
+of an accepted time and a duration computable (:func:`add_seconds` saturates beyond it)."""
+
+_MIN = datetime.min.replace(tzinfo=timezone.utc)
+_MAX = datetime.max.replace(tzinfo=timezone.utc, microsecond=0)
+
+
 def format_time(moment: datetime) -> str:
-    """RFC 3339, UTC, second precision: ``2026-01-01T00:00:00Z``."""
-    return moment.astimezone(timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """RFC 3339, UTC, second precision: ``2026-01-01T00:00:00Z`` (four-digit year, zero-padded)."""
+    m = moment.astimezone(timezone.utc)
+    return f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}Z"
 
 
 def parse_time(text: str) -> datetime:
     """Parse an RFC 3339 timestamp (``Z`` or an offset; fractional seconds allowed) into aware UTC.
 
     Raises:
-        ValueError: the text is not RFC 3339.
+        ValueError: the text is not RFC 3339 (or not a string), or names a moment outside years
+            1..9999 in UTC (e.g. ``0001-01-01T00:00:00+01:00``).
     """
+    if not isinstance(text, str):
+        raise ValueError(f"timestamp {text!r} is not a string")
     text = text.strip()
     if text.endswith(("Z", "z")):
         text = text[:-1] + "+00:00"
-    moment = datetime.fromisoformat(text)
-    if moment.tzinfo is None:
-        raise ValueError(f"timestamp {text!r} has no time zone")
-    return moment.astimezone(timezone.utc)
+    try:
+        moment = datetime.fromisoformat(text)
+        if moment.tzinfo is None:
+            raise ValueError(f"timestamp {text!r} has no time zone")
+        return moment.astimezone(timezone.utc)
+    except OverflowError:
+        raise ValueError(f"timestamp {text!r} is out of range") from None
+
+
+def time_error(text) -> str | None:
+    """Why ``text`` is not a time karmactl accepts as input (None when it is): RFC 3339 with a time
+    zone, from :data:`TIME_FLOOR` up to, not including, :data:`TIME_CEILING`."""
+    try:
+        moment = parse_time(text)
+    except ValueError:
+        return "must be an RFC 3339 time with a time zone, e.g. 2026-01-01T00:00:00Z"
+    if not parse_time(TIME_FLOOR) <= moment < parse_time(TIME_CEILING):
+        return f"must be a time from {TIME_FLOOR} up to {TIME_CEILING} (karmactl computes with no other)"
+    return None
 
 
 def add_seconds(text: str, seconds: float) -> str:
-    """``text`` + ``seconds`` as an RFC 3339 string."""
-    return format_time(parse_time(text) + timedelta(seconds=seconds))
+    """``text`` + ``seconds`` as an RFC 3339 string, saturating: a sum beyond what a date can hold
+    (a timeout of 1e300 seconds) is ``9999-12-31T23:59:59Z``, one before it ``0001-01-01T00:00:00Z``.
+
+    Raises:
+        ValueError: ``text`` is not a time (:func:`parse_time`) or ``seconds`` is NaN.
+    """
+    moment = parse_time(text)
+    seconds = float(seconds)
+    if math.isnan(seconds):
+        raise ValueError("cannot add NaN seconds to a time")
+    try:
+        return format_time(moment + timedelta(seconds=seconds))
+    except OverflowError:
+        return format_time(_MAX if seconds > 0 else _MIN)
 
 
 def seconds_between(earlier: str, later: str) -> float:
-    """``later - earlier`` in seconds (negative when ``later`` is before ``earlier``)."""
+    """``later - earlier`` in seconds (negative when ``later`` is before ``earlier``).
+
+    Raises:
+        ValueError: either is not a time (:func:`parse_time`).
+    """
     return (parse_time(later) - parse_time(earlier)).total_seconds()
 
 

@@ -128,15 +128,41 @@ def prune(obj: dict, definition: str) -> list[str]:
 
 # ---- validation -----------------------------------------------------------------------------------
 
+def _re2_pattern(validator, pattern, instance, schema):
+    """The ``pattern`` keyword on RE2 (:func:`karmactl.api.regex.compile_user_regex`) instead of
+    jsonschema's Python ``re``: linear in the instance, Go's syntax (as the API server's OpenAPI
+    validation, ``k8s.io/kube-openapi``, which uses Go's ``regexp``)."""
+    from jsonschema.exceptions import ValidationError
+
+    from karmactl.api.regex import RegexError, compile_user_regex
+
+    if not validator.is_type(instance, "string"):
+        return
+    try:
+        compiled = compile_user_regex(pattern, "schema pattern")
+    except RegexError as exc:
+        yield ValidationError(str(exc))
+        return
+    if not compiled.search(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+@functools.cache
+def _validator_class():
+    """Draft 2020-12 with :func:`_re2_pattern` as its ``pattern`` keyword."""
+    import jsonschema
+
+    return jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _re2_pattern})
+
+
 @functools.cache
 def _validator(definition: str):
-    import jsonschema
     from referencing import Registry, Resource
 
     defs = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": definitions()}
     registry = Registry().with_resource("urn:k8s", Resource.from_contents(defs))
     schema = {"$ref": f"urn:k8s{_REF}{definition}"}
-    return jsonschema.Draft202012Validator(schema, registry=registry)
+    return _validator_class()(schema, registry=registry)
 
 
 def _dotted(parts) -> str:

@@ -5,9 +5,11 @@ changes; they never read files or talk to members (DESIGN §2).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from karmactl.api.kinds import KindInfo, KindRegistry
+from karmactl.api.regex import RegexError, compile_user_regex
 
 Key = tuple  # (group, kind, namespace, name)
 
@@ -101,10 +103,12 @@ def member_knob(kind: str, raw) -> float | int:
     try:
         if kind == "seconds":
             value = float(text[:-1] if text.endswith("s") else text)
-            if value > 0:
+            if value > 0 and math.isfinite(value):
                 return value
         elif kind == "rate":
-            return float(text)
+            value = float(text)
+            if math.isfinite(value):
+                return value
         else:
             count = int(text)
             if count >= (0 if kind == "retries" else 1):
@@ -163,26 +167,41 @@ class Settings:
         """Settings from the state directory's ConfigMap (defaults when absent).
 
         Raises:
-            ValueError: a value that does not parse (message names the key).
+            SettingsError: a value that does not parse (message names the key).
         """
         cm = snap.user.get(cls.SETTINGS_KEY)
-        data = dict((cm or {}).get("data") or {})
+        return cls.from_data(dict((cm or {}).get("data") or {}))
+
+    @classmethod
+    def from_data(cls, data: dict) -> "Settings":
+        """Settings from the ConfigMap's ``data`` (every value a string, as a ConfigMap's).
+
+        Durations are finite numbers of seconds >= 0 (``30`` or ``30s``); regular expressions are
+        RE2, Go's syntax (:func:`karmactl.api.regex.compile_user_regex`), as Karmada compiles
+        ``--skipped-propagating-namespaces``.
+
+        Raises:
+            SettingsError: a value that does not parse; ``field`` is its key.
+        """
         s = cls(extra=data)
 
         def num(key, default):
             if key not in data:
                 return default
             try:
-                return float(str(data[key]).rstrip("s"))
+                value = float(str(data[key]).strip().rstrip("s"))
             except ValueError:
-                raise ValueError(f'karmactl-config data.{key}: "{data[key]}" is not a number of seconds') from None
+                raise SettingsError(key, f'"{data[key]}" is not a number of seconds') from None
+            if not math.isfinite(value) or value < 0:
+                raise SettingsError(key, f'"{data[key]}" is not a finite number of seconds >= 0')
+            return value
 
         def flag(key, default):
             if key not in data:
                 return default
             v = str(data[key]).strip().lower()
             if v not in ("true", "false"):
-                raise ValueError(f'karmactl-config data.{key}: "{data[key]}" must be true or false')
+                raise SettingsError(key, f'"{data[key]}" must be true or false')
             return v == "true"
 
         s.cluster_failover = flag("clusterFailover", s.cluster_failover)
@@ -202,17 +221,33 @@ class Settings:
             mode = str(data["noExecuteTaintEvictionPurgeMode"])
             mode = {"Immediately": "Directly", "Graciously": "Gracefully"}.get(mode, mode)
             if mode not in ("Directly", "Gracefully"):
-                raise ValueError(f'karmactl-config data.noExecuteTaintEvictionPurgeMode: "{mode}" must be Directly or Gracefully')
+                raise SettingsError("noExecuteTaintEvictionPurgeMode", f'"{mode}" must be Directly or Gracefully')
             s.no_execute_purge_mode = mode
         for _attr, key, _env, kind in MEMBER_KNOBS:
             if key in data and str(data[key]).strip() != "":
                 try:
                     member_knob(kind, data[key])
                 except ValueError as exc:
-                    raise ValueError(f"karmactl-config data.{key}: {exc}") from None
+                    raise SettingsError(key, str(exc)) from None
         if "skippedPropagatingNamespaces" in data:
-            s.skipped_namespaces = tuple(p.strip() for p in str(data["skippedPropagatingNamespaces"]).split(",") if p.strip())
+            key = "skippedPropagatingNamespaces"
+            s.skipped_namespaces = tuple(p.strip() for p in str(data[key]).split(",") if p.strip())
+            for pattern in s.skipped_namespaces:
+                try:
+                    compile_user_regex(pattern, f"karmactl-config data.{key}", anchored=True)
+                except RegexError as exc:
+                    raise SettingsError(key, str(exc).split(": ", 1)[1]) from None
         return s
+
+
+class SettingsError(ValueError):
+    """A karmactl-config value that does not parse: ``field`` (the ``data`` key) and ``detail``;
+    ``str()`` is ``karmactl-config data.<field>: <detail>``."""
+
+    def __init__(self, field_name: str, detail: str):
+        super().__init__(f"karmactl-config data.{field_name}: {detail}")
+        self.field = field_name
+        self.detail = detail
 
 
 @dataclass

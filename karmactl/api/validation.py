@@ -14,8 +14,11 @@
 Validation runs on what the validating webhook would see, i.e. the object after alias
 normalization and :func:`karmactl.api.defaults.default_object`, so raw and defaulted input give the
 same answer (a PropagationPolicy without a permanent-id label or an application failover without
-``gracePeriodSeconds`` is not an error: the mutating webhook fills them). ``status`` is never
-validated (karmactl writes it). UPDATE-only rules (immutable ``schedulerName`` and permanent-id
+``gracePeriodSeconds`` is not an error: the mutating webhook fills them). ``status`` is not
+validated (karmactl writes it), except a Cluster's: people write it for offline what-ifs, and every
+field of it karmactl reads is checked (:data:`karmactl.api.validation_schema.CLUSTER_STATUS`). Two
+built-in kinds get karmactl's own checks besides their OpenAPI schema: the karmactl-config
+ConfigMap (every setting parses) and CustomResourceDefinitions (the fields that define a kind). UPDATE-only rules (immutable ``schedulerName`` and permanent-id
 label) need the old object and are not checked here.
 """
 from __future__ import annotations
@@ -27,7 +30,8 @@ from karmactl.api.validation_fields import (
     not_supported, required, unknown_field, wrong_type,
 )
 from karmactl.api import validation_rules as rules
-from karmactl.api.validation_schema import SPEC_SCHEMAS
+from karmactl.api.snapshot import Settings, SettingsError
+from karmactl.api.validation_schema import CLUSTER_STATUS, SPEC_SCHEMAS
 from karmactl.api.validation_workloads import workload_errors
 
 __all__ = ["FieldError", "validate_object", "validate_defaulted"]
@@ -72,11 +76,32 @@ def validate_defaulted(target: dict, registry: KindRegistry, errs: list[FieldErr
         return [FieldError("kind", 'Invalid value: "Event": Events are recorded by karmactl runs '
                                    '(computed/events/), they cannot be written in the state directory')]
     errs += _metadata_errors(target, info)
+    if info is not None and (info.group, info.kind) == ("", "ConfigMap"):
+        errs += _settings_errors(target)
+    elif info is not None and (info.group, info.kind) == ("apiextensions.k8s.io", "CustomResourceDefinition"):
+        errs += rules.crd_errors(target)
     if info is not None and info.karmada:
         errs += _karmada_errors(target, info)
     elif info is not None:
         errs += workload_errors(target, info.group, info.kind)
     return _unique(errs)
+
+
+def _settings_errors(obj: dict) -> list[FieldError]:
+    """The karmactl-config ConfigMap (``karmada-system/karmactl-config``): every value karmactl reads
+    must parse (:meth:`karmactl.api.snapshot.Settings.from_data`), so that what ``apply`` accepts a
+    run can use; other ConfigMaps are data."""
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    if ("", "ConfigMap", meta.get("namespace"), meta.get("name")) != Settings.SETTINGS_KEY:
+        return []
+    data = obj.get("data")
+    if not isinstance(data, dict):
+        return []  # the ConfigMap schema reports a data that is not a map of strings
+    try:
+        Settings.from_data(dict(data))
+    except SettingsError as exc:
+        return [FieldError(f"data.{exc.field}", exc.detail)]
+    return []
 
 
 def _unique(errs: list[FieldError]) -> list[FieldError]:
@@ -177,6 +202,8 @@ def _karmada_errors(obj: dict, info: KindInfo) -> list[FieldError]:
         errs += rules.override_spec_errors(spec, None)
     elif kind == "Cluster":
         errs += rules.cluster_spec_errors(spec)
+        if obj.get("status") is not None:
+            CLUSTER_STATUS.check(obj["status"], "status", errs)
     elif kind == "ClusterTaintPolicy":
         errs += rules.cluster_taint_policy_errors(spec)
     elif kind in ("ResourceBinding", "ClusterResourceBinding"):

@@ -893,3 +893,98 @@ def federated_resource_quota_errors(name, spec: dict) -> list[FieldError]:
                 errs.append(invalid(f"{index('spec.staticAssignments', i)}.hard[{res}]", str(res),
                                     "assignment resourceName is not exist in overall"))
     return errs
+
+
+# --- CustomResourceDefinition -------------------------------------------------------------------
+
+def crd_errors(crd: dict) -> list[FieldError]:
+    """The fields of a CustomResourceDefinition that define the kind karmactl registers
+    (``spec.group``, ``spec.names``, ``spec.scope``, ``spec.versions``), as the API server's
+    ``ValidateCustomResourceDefinition`` (``apiextensions-apiserver/pkg/apis/apiextensions/validation``)
+    checks them: required, of the right shape, scope ``Namespaced`` or ``Cluster``, at least one
+    version, version names DNS-1035 labels without duplicates, exactly one storage version, the
+    object named ``<plural>.<group>``. Types are the OpenAPI schema's (``strict_errors``); here a
+    wrong shape is reported once at its path and its children are not looked into.
+    """
+    errs: list[FieldError] = []
+    spec = crd.get("spec")
+    if spec is None:
+        return [required("spec")]
+    if not isinstance(spec, dict):
+        return [wrong_type("spec", spec, "object")]
+    group = spec.get("group")
+    if not group:
+        errs.append(required("spec.group"))
+    elif not isinstance(group, str):
+        errs.append(wrong_type("spec.group", group, "string"))
+    names = spec.get("names")
+    plural = None
+    if names is None:
+        errs.append(required("spec.names"))
+    elif not isinstance(names, dict):
+        errs.append(wrong_type("spec.names", names, "object"))
+    else:
+        for part in ("plural", "kind"):
+            value = names.get(part)
+            if not value:
+                errs.append(required(f"spec.names.{part}"))
+            elif not isinstance(value, str):
+                errs.append(wrong_type(f"spec.names.{part}", value, "string"))
+        for part in ("singular", "listKind"):
+            value = names.get(part)
+            if value is not None and not isinstance(value, str):
+                errs.append(wrong_type(f"spec.names.{part}", value, "string"))
+        short = names.get("shortNames")
+        if short is not None:
+            if not isinstance(short, list):
+                errs.append(wrong_type("spec.names.shortNames", short, "array"))
+            else:
+                for i, item in enumerate(short):
+                    if not isinstance(item, str) or not item:
+                        errs.append(invalid(f"spec.names.shortNames[{i}]", item, "must be a non-empty string"))
+        plural = names.get("plural") if isinstance(names.get("plural"), str) else None
+    scope = spec.get("scope")
+    if not scope:
+        errs.append(required("spec.scope"))
+    elif scope not in ("Namespaced", "Cluster"):
+        errs.append(not_supported("spec.scope", scope, ("Cluster", "Namespaced")))
+    versions = spec.get("versions")
+    if versions is None or versions == []:
+        errs.append(required("spec.versions", "must have exactly one version marked as storage version"))
+    elif not isinstance(versions, list):
+        errs.append(wrong_type("spec.versions", versions, "array"))
+    else:
+        seen: set = set()
+        storage = 0
+        for i, version in enumerate(versions):
+            path = f"spec.versions[{i}]"
+            if not isinstance(version, dict):
+                errs.append(wrong_type(path, version, "object"))
+                continue
+            name = version.get("name")
+            if not name:
+                errs.append(required(f"{path}.name"))
+            elif not isinstance(name, str):
+                errs.append(wrong_type(f"{path}.name", name, "string"))
+            else:
+                errs += [invalid(f"{path}.name", name, m) for m in dns1035_label(name)]
+                if name in seen:
+                    errs.append(duplicate(f"{path}.name", repr(name)))
+                seen.add(name)
+            for flag in ("served", "storage"):
+                if version.get(flag) is not None and not isinstance(version.get(flag), bool):
+                    errs.append(wrong_type(f"{path}.{flag}", version.get(flag), "boolean"))
+            storage += version.get("storage") is True
+            schema = version.get("schema")
+            if schema is not None:
+                if not isinstance(schema, dict):
+                    errs.append(wrong_type(f"{path}.schema", schema, "object"))
+                elif schema.get("openAPIV3Schema") is not None and not isinstance(schema["openAPIV3Schema"], dict):
+                    errs.append(wrong_type(f"{path}.schema.openAPIV3Schema", schema["openAPIV3Schema"], "object"))
+        if storage != 1:
+            errs.append(invalid("spec.versions", versions, "must have exactly one version marked as storage version"))
+    meta = crd.get("metadata") if isinstance(crd.get("metadata"), dict) else {}
+    if isinstance(group, str) and group and plural and meta.get("name") != f"{plural}.{group}":
+        errs.append(invalid("metadata.name", meta.get("name"), f'must be spec.names.plural+"."+spec.group '
+                                                               f'("{plural}.{group}")'))
+    return errs

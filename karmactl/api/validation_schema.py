@@ -12,8 +12,11 @@ A YAML ``null`` counts as absent, as the API server prunes nulls of non-nullable
 """
 from __future__ import annotations
 
-import re
+import math
 
+import re2
+
+from karmactl.api.objects import time_error
 from karmactl.api.validation_fields import (
     FieldError, child, index, invalid, key, not_supported, required, too_long, unknown_field, wrong_type,
 )
@@ -37,7 +40,7 @@ class Str(Schema):
     def __init__(self, enum=None, min_len=None, max_len=None, pattern=None):
         self.enum = tuple(enum) if enum else None
         self.min_len, self.max_len = min_len, max_len
-        self.pattern = re.compile(pattern) if pattern else None
+        self.pattern = re2.compile(pattern) if pattern else None  # RE2: linear in the value
 
     def check(self, value, path, errs):
         if not isinstance(value, str):
@@ -51,6 +54,20 @@ class Str(Schema):
             errs.append(too_long(path, self.max_len))
         if self.pattern is not None and not self.pattern.search(value):
             errs.append(invalid(path, value, f"should match '{self.pattern.pattern}'"))
+
+
+class Time(Schema):
+    """A ``metav1.Time`` karmactl computes with: an RFC 3339 string within the accepted range
+    (:func:`karmactl.api.objects.time_error`: ``0001-01-01T00:00:00Z`` and ``9999-12-31T23:59:59Z``
+    are refused, as a run could not add durations to them)."""
+
+    def check(self, value, path, errs):
+        if not isinstance(value, str):
+            errs.append(wrong_type(path, value, "string"))
+            return
+        problem = time_error(value)
+        if problem is not None:
+            errs.append(invalid(path, value, problem))
 
 
 INT32_MAX = 2 ** 31 - 1
@@ -87,11 +104,13 @@ class IntOrStr(Schema):
     """``x-kubernetes-int-or-string`` (quantities, ports), with an optional pattern for strings."""
 
     def __init__(self, pattern=None):
-        self.pattern = re.compile(pattern) if pattern else None
+        self.pattern = re2.compile(pattern) if pattern else None  # RE2: linear in the value
 
     def check(self, value, path, errs):
         if isinstance(value, bool) or not isinstance(value, (int, float, str)):
             errs.append(wrong_type(path, value, "integer or string"))
+        elif isinstance(value, float) and not math.isfinite(value):
+            errs.append(invalid(path, value, "must be a finite number"))
         elif isinstance(value, str) and self.pattern is not None and not self.pattern.search(value):
             errs.append(invalid(path, value, f"should match '{self.pattern.pattern}'"))
 
@@ -322,20 +341,20 @@ BINDING_SPEC = Obj({
         "gracePeriodSeconds": Int(),
         "suppressDeletion": Bool(),
         "preservedLabelState": Map(Str()),
-        "creationTimestamp": Str(),
+        "creationTimestamp": Time(),
         "clustersBeforeFailover": STRINGS,
     }, ("fromCluster", "reason", "producer"))),
     "requiredBy": Arr(Obj({"namespace": Str(), "name": Str(), "clusters": Arr(_TARGET_CLUSTER)}, ("name",))),
     "schedulerName": Str(),
     "failover": FAILOVER,
     "conflictResolution": Str(enum=("Abort", "Overwrite")),
-    "rescheduleTriggeredAt": Str(),
+    "rescheduleTriggeredAt": Time(),
     "suspension": SUSPENSION.extend({"scheduling": Bool()}),
     "preserveResourcesOnDeletion": Bool(),
     "schedulePriority": Obj({"priority": Int()}),
     "workloadAffinityGroups": Obj({"affinityGroup": Str(), "antiAffinityGroup": Str()}),
     # Proposal application-failover.md: clusters recently evicted, blocked for blockPredecessorSeconds.
-    "activeEvictionHistory": Arr(Obj({"clusterName": Str(), "creationTimestamp": Str()}, ("clusterName",))),
+    "activeEvictionHistory": Arr(Obj({"clusterName": Str(), "creationTimestamp": Time()}, ("clusterName",))),
 }, ("resource",))
 
 # --- Work -------------------------------------------------------------------------------------
@@ -402,11 +421,43 @@ CLUSTER_SPEC = Obj({
     "region": Str(),
     "zone": Str(),
     "zones": STRINGS,
-    "taints": Arr(Obj({"key": Str(), "value": Str(), "effect": Str(), "timeAdded": Str()})),
+    "taints": Arr(Obj({"key": Str(), "value": Str(), "effect": Str(), "timeAdded": Time()})),
     "resourceModels": Arr(Obj({
         "grade": Int(minimum=0),
         "ranges": Arr(Obj({"name": Str(), "min": QUANTITY, "max": QUANTITY}, ("name", "min", "max"))),
     }, ("grade", "ranges"))),
+})
+
+# ClusterStatus (cluster/v1alpha1/types.go): people write it in a Cluster's file as a member's
+# report for offline runs, so every field karmactl reads is checked like spec (types, enums,
+# ranges, times, quantities); metav1.Condition's own CRD rules for type/status/reason/message.
+CONDITION_TYPE_PATTERN = (r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+                          r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$")
+CONDITION = Obj({
+    "type": Str(min_len=1, max_len=316, pattern=CONDITION_TYPE_PATTERN),
+    "status": Str(enum=("True", "False", "Unknown")),
+    "observedGeneration": Int(minimum=0),
+    "lastTransitionTime": Time(),
+    "reason": Str(max_len=1024, pattern=r"^([A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?)?$"),
+    "message": Str(max_len=32768),
+}, ("type",))
+_RESOURCE_QUANTITIES = Map(QUANTITY)
+CLUSTER_STATUS = Obj({
+    "kubernetesVersion": Str(),
+    "apiEnablements": Arr(Obj({
+        "groupVersion": Str(min_len=1),
+        "resources": Arr(Obj({"name": Str(min_len=1), "kind": Str(min_len=1)}, ("name", "kind"))),
+    }, ("groupVersion",))),
+    "conditions": Arr(CONDITION),
+    "nodeSummary": Obj({"totalNum": Int(minimum=0, maximum=INT32_MAX), "readyNum": Int(minimum=0, maximum=INT32_MAX)}),
+    "resourceSummary": Obj({
+        "allocatable": _RESOURCE_QUANTITIES,
+        "allocating": _RESOURCE_QUANTITIES,
+        "allocated": _RESOURCE_QUANTITIES,
+        "allocatableModelings": Arr(Obj({"grade": Int(minimum=0, maximum=INT32_MAX),
+                                         "count": Int(minimum=0, maximum=INT32_MAX)}, ("grade", "count"))),
+    }),
+    "remedyActions": STRINGS,
 })
 
 # --- ResourceInterpreterCustomization -----------------------------------------------------------

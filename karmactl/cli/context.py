@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from enum import IntEnum
 from pathlib import Path
 
-from karmactl.api.objects import format_time, parse_time
+from karmactl.api.objects import format_time, parse_time, time_error
 
 
 class ExitCode(IntEnum):
@@ -69,10 +69,10 @@ class Context:
         """The run's clock, RFC 3339, read once (``--now`` pins it)."""
         if self._now is None:
             if self.now_text:
-                try:
-                    self._now = format_time(parse_time(self.now_text))
-                except ValueError:
-                    raise CLIError(f'invalid --now "{self.now_text}": expected RFC 3339, e.g. 2026-01-01T00:00:00Z') from None
+                problem = time_error(self.now_text)
+                if problem is not None:
+                    raise CLIError(f'invalid --now "{self.now_text}": {problem}')
+                self._now = format_time(parse_time(self.now_text))
             else:
                 self._now = format_time(datetime.now(timezone.utc))
         return self._now

@@ -23,11 +23,11 @@ see :func:`preempting_policy`.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from karmactl.api import constants as C
 from karmactl.api.objects import bump_generation, content_hash, permanent_id
+from karmactl.api.regex import compile_user_regex
 from karmactl.api.selectors import policy_priority
 from karmactl.controllers.names import binding_name
 from karmactl.interpreter._common import InterpreterError
@@ -47,7 +47,8 @@ class DetectorConfig:
     """Detector settings (controller-manager flags).
 
     Attributes:
-        skipped_namespaces: anchored regexes of namespaces to ignore (``--skipped-propagating-namespaces``).
+        skipped_namespaces: anchored regexes of namespaces to ignore (``--skipped-propagating-namespaces``),
+            compiled with RE2 (Go's ``regexp``, linear time: :mod:`karmactl.api.regex`).
         preemption: the feature gate ``PropagationPolicyPreemption`` (``--feature-gates``).
     """
 
@@ -55,7 +56,10 @@ class DetectorConfig:
     preemption: bool = False
 
     def __post_init__(self):
-        self._re = [re.compile(f"^(?:{p})$") for p in self.skipped_namespaces]
+        # raises RegexError (a ValueError) for a pattern RE2 refuses; Settings.from_snapshot checks
+        # them first, naming the ConfigMap's field
+        self._re = [compile_user_regex(p, "skippedPropagatingNamespaces", anchored=True)
+                    for p in self.skipped_namespaces]
 
     def namespace_skipped(self, namespace: str) -> bool:
         if not namespace:

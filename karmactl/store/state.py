@@ -30,7 +30,7 @@ import orjson
 from dataclasses import dataclass
 from pathlib import Path
 
-from karmactl.api.kinds import UNSUPPORTED_KARMADA_KINDS, KindInfo, KindRegistry, group_of
+from karmactl.api.kinds import UNSUPPORTED_KARMADA_KINDS, KindInfo, KindRegistry, crd_kind, group_of
 from karmactl.api.objects import describe_key
 from karmactl.api.snapshot import Snapshot
 from karmactl.store.fsio import OutsideStateError, TreeWriter, check_inside, ensure_runtime_dir, write_atomic
@@ -458,8 +458,7 @@ class StateStore:
                     crds.append(obj)
         crd_tag = _fingerprint(crds)
         # a CRD that redefines a built-in kind makes the workers' checks of that kind stale
-        shadowed = any(((c.get("spec") or {}).get("group"), ((c.get("spec") or {}).get("names") or {}).get("kind"))
-                       in builtin_kinds for c in crds)
+        shadowed = any(found is not None and (found[0], found[1]) in builtin_kinds for found in map(crd_kind, crds))
         snap = Snapshot(self.registry)
         new_cache: dict = {}
         dirty = len(cache) != len(files)
@@ -1084,8 +1083,11 @@ def _check_crd_names(obj: dict, display: str, line: int | None, label: str | Non
     """
     from karmactl.api.validation_fields import dns1035_label, dns1123_subdomain
 
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-    names = spec.get("names") if isinstance(spec.get("names"), dict) else {}
+    spec, names = obj.get("spec"), (obj.get("spec") or {}).get("names") if isinstance(obj.get("spec"), dict) else None
+    for path, value in (("spec", spec), ("spec.names", names)):
+        if not isinstance(value, dict):
+            raise InputError("required field is missing" if value is None else
+                             f"must be an object, not {type(value).__name__}", display, line, label, path)
     plural, group = names.get("plural"), spec.get("group")
     if not isinstance(plural, str) or dns1035_label(plural):
         raise InputError(f"{plural!r} is not a DNS-1035 label (lowercase letters, digits, '-')", display, line,

@@ -271,7 +271,7 @@ def test_member_knobs_that_do_not_parse(cli, state, members, monkeypatch):
     members.clear_logs()
     code, _out, err = cli("reconcile", "--now", T0)
     assert code == 2
-    assert 'karmactl-config data.memberBurst: "lots" is not a whole number >= 1' in err
+    assert 'karmactl-config: data.memberBurst: "lots" is not a whole number >= 1' in err
     assert "settings.yaml" in err
     (state / "settings.yaml").unlink()
     monkeypatch.setenv("KARMACTL_MEMBER_WORKERS", "many")

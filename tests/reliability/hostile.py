@@ -99,3 +99,40 @@ kind: X
 metadata: {name: x1, namespace: default}
 """, "plural"),
 }
+
+_CLUSTER = ("apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: m9}\n"
+            "spec: {syncMode: Push, apiEndpoint: 'https://m9.example:6443'}\n")
+_CRD = ("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: xs.example.com}\n")
+
+
+def _settings(body: str) -> bytes:
+    return ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: karmactl-config, namespace: karmada-system}\n"
+            "data: {" + body + "}\n").encode()
+
+
+HOSTILE.update({
+    "crd spec a list": ((_CRD + "spec: [1]\n").encode(), "spec"),
+    "crd names a list": ((_CRD + "spec: {group: example.com, names: [a], scope: Namespaced, versions: "
+                                 "[{name: v1, served: true, storage: true}]}\n").encode(), "spec.names"),
+    "crd group a list": ((_CRD + "spec: {group: [1], names: {kind: X, plural: xs}, scope: Namespaced, versions: "
+                                 "[{name: v1, served: true, storage: true}]}\n").encode(), "spec.group"),
+    "crd versions a number": ((_CRD + "spec: {group: example.com, names: {kind: X, plural: xs}, scope: Namespaced, "
+                                      "versions: 3}\n").encode(), "spec.versions"),
+    "crd scope unknown": ((_CRD + "spec: {group: example.com, names: {kind: X, plural: xs}, scope: Sideways, "
+                                  "versions: [{name: v1, served: true, storage: true}]}\n").encode(), "spec.scope"),
+    "cluster status true": ((_CLUSTER + "status: true\n").encode(), "status"),
+    "cluster apiEnablements strings": ((_CLUSTER + "status: {apiEnablements: [str]}\n").encode(),
+                                       "status.apiEnablements[0]"),
+    "cluster condition time 0001": ((_CLUSTER + "status: {conditions: [{type: Ready, status: 'False', "
+                                                "lastTransitionTime: '0001-01-01T00:00:00Z'}]}\n").encode(),
+                                    "status.conditions[0].lastTransitionTime"),
+    "cluster condition time 9999": ((_CLUSTER + "status: {conditions: [{type: Ready, status: 'False', "
+                                                "lastTransitionTime: '9999-12-31T23:59:59Z'}]}\n").encode(),
+                                    "status.conditions[0].lastTransitionTime"),
+    "cluster allocatable digits": ((_CLUSTER + "status: {resourceSummary: {allocatable: {cpu: '" + "1" * 50000
+                                    + "x'}}}\n").encode(), "status.resourceSummary.allocatable[cpu]"),
+    "settings backreference": (_settings("skippedPropagatingNamespaces: '(a)\\1'"),
+                               "data.skippedPropagatingNamespaces"),
+    "settings lookahead": (_settings("skippedPropagatingNamespaces: 'kube-(?=x)'"), "data.skippedPropagatingNamespaces"),
+    "settings timeout nan": (_settings("gracefulEvictionTimeout: 'nan'"), "data.gracefulEvictionTimeout"),
+})

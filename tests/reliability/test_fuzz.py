@@ -2,7 +2,8 @@
 ``apply -f <file>``, files placed by hand (then ``reconcile``, ``get``, ``plan``), and member answers.
 
 Properties: never exit 70 or a crash; hostile input is exit 2; what ``apply`` accepts ``reconcile``
-handles; nothing is written outside the state directory. CI runs small counts
+handles; nothing is written outside the state directory. CRDs, Cluster status and karmactl-config
+values get random shapes in every field karmactl reads (:func:`test_control_inputs`). CI runs small counts
 (``HYPOTHESIS_PROFILE=ci``); ``KARMACTL_FUZZ_EXAMPLES=5000 pytest -m slow tests/reliability/test_fuzz.py``
 runs the long loops.
 """
@@ -26,7 +27,7 @@ from hypothesis import strategies as st
 
 from karmactl.cli.main import main_exit_code
 from tests.api.api_samples import ALL
-from tests.reliability.hostile import HOSTILE, POLICY, deployment
+from tests.reliability.hostile import HOSTILE, POLICY, deployment, policy_for
 
 LONG = int(os.environ.get("KARMACTL_FUZZ_EXAMPLES", "0"))
 _POD = {"containers": [{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "100m"},
@@ -188,6 +189,151 @@ def test_files_placed_by_hand(data):
         _only_state(parent)
     finally:
         shutil.rmtree(parent, ignore_errors=True)
+
+
+# ------------------------------------------------------ CRDs, Cluster status, karmactl-config
+# Random shapes and values in every field karmactl reads from these three: each case is a state
+# directory with one of them (plus a template and a policy) run through apply, reconcile, get and
+# plan. Allowed: 0, 1, 2, 4 (never 70), within the time limit.
+
+_TIMES = st.sampled_from(["2025-12-31T00:00:00Z", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "garbage", "",
+                          "2026-01-01T00:00:00+14:00", "1969-12-31T23:59:59Z", "2026-13-45T99:99:99Z"])
+_QUANTITIES = st.sampled_from(["1", "100m", "8Gi", "1e99999999", "-1", "1" * 3000 + "x", "1e-99999999", "lots", "",
+                               "0.5", "9223372036854775808"]) | st.integers(-2 ** 70, 2 ** 70) | st.floats()
+_LEAF = VALUES | _TIMES | _QUANTITIES
+
+
+def _maybe(draw, good, bad=_LEAF):
+    """``good`` most of the time, else a random value of any shape."""
+    return draw(st.sampled_from([True, True, False])) and good or draw(bad)
+
+
+@st.composite
+def cluster_status(draw):
+    cond = {"type": _maybe(draw, draw(st.sampled_from(["Ready", "NetworkReady", "x/y", "1bad-"]))),
+            "status": _maybe(draw, draw(st.sampled_from(["True", "False", "Unknown", "Maybe"]))),
+            "reason": _maybe(draw, "ClusterReady"), "message": _maybe(draw, "ok"),
+            "lastTransitionTime": _maybe(draw, draw(_TIMES))}
+    status = {
+        "conditions": _maybe(draw, [cond]),
+        "apiEnablements": _maybe(draw, [{"groupVersion": _maybe(draw, "apps/v1"),
+                                         "resources": _maybe(draw, [{"name": _maybe(draw, "deployments"),
+                                                                     "kind": _maybe(draw, "Deployment")}])}]),
+        "resourceSummary": _maybe(draw, {
+            "allocatable": _maybe(draw, {"cpu": draw(_QUANTITIES), "pods": draw(_QUANTITIES)}),
+            "allocated": _maybe(draw, {"cpu": draw(_QUANTITIES)}),
+            "allocatableModelings": _maybe(draw, [{"grade": _maybe(draw, 0), "count": _maybe(draw, 2)}])}),
+        "nodeSummary": _maybe(draw, {"totalNum": _maybe(draw, 3), "readyNum": _maybe(draw, 3)}),
+        "kubernetesVersion": _maybe(draw, "v1.31.0"),
+        "remedyActions": _maybe(draw, ["TrafficControl"]),
+    }
+    keep = draw(st.sets(st.sampled_from(sorted(status)), max_size=len(status)))
+    return _maybe(draw, {k: v for k, v in status.items() if k in keep})
+
+
+@st.composite
+def cluster_objects(draw) -> dict:
+    spec = {"syncMode": "Push", "apiEndpoint": "https://m1.example:6443",
+            "taints": _maybe(draw, [{"key": "k", "effect": _maybe(draw, "NoExecute"),
+                                     "timeAdded": _maybe(draw, draw(_TIMES))}])}
+    if draw(st.booleans()):
+        del spec["taints"]
+    return {"apiVersion": "cluster.karmada.io/v1alpha1", "kind": "Cluster", "metadata": {"name": "m1"},
+            "spec": spec, "status": draw(cluster_status())}
+
+
+@st.composite
+def crd_objects(draw) -> dict:
+    version = {"name": _maybe(draw, "v1"), "served": _maybe(draw, True), "storage": _maybe(draw, True),
+               "schema": _maybe(draw, {"openAPIV3Schema": _maybe(draw, {"type": "object",
+                                                                         "x-kubernetes-preserve-unknown-fields": True})})}
+    spec = {"group": _maybe(draw, "example.com"),
+            "names": _maybe(draw, {"kind": _maybe(draw, "X"), "plural": _maybe(draw, "xs"),
+                                   "singular": _maybe(draw, "x"), "shortNames": _maybe(draw, ["xx"])}),
+            "scope": _maybe(draw, draw(st.sampled_from(["Namespaced", "Cluster"]))),
+            "versions": _maybe(draw, [version])}
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "xs.example.com"}, "spec": _maybe(draw, spec)}
+
+
+_SETTING_VALUES = st.sampled_from(["true", "false", "maybe", "30", "30s", "-1", "nan", "inf", "1e300", "", "0",
+                                   "Directly", "Gracefully", "kube-.*", "(a+)+$", "(a)\\1", "(?=x)", "a)|(.*", "[",
+                                   "x" * 5000, "kube-.*,team-.*"]) | st.text(max_size=12)
+_SETTING_KEYS = ("clusterFailover", "clusterFailureThreshold", "clusterSuccessThreshold", "gracefulEvictionTimeout",
+                 "noExecuteTaintEvictionPurgeMode", "detectFailureThreshold", "detectSuccessThreshold",
+                 "skippedPropagatingNamespaces", "propagationPolicyPreemption", "statefulFailoverInjection",
+                 "federatedQuotaEnforcement", "memberRequestTimeout", "memberQPS", "memberBurst", "memberWorkers",
+                 "memberConcurrency", "memberRetries")
+
+
+@st.composite
+def settings_objects(draw) -> dict:
+    data = draw(st.dictionaries(st.sampled_from(_SETTING_KEYS), _SETTING_VALUES, max_size=4))
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "karmactl-config",
+                                                                  "namespace": "karmada-system"}, "data": data}
+
+
+_NAMESPACE_DOCS = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "a" * 41 + "b"}},
+                   {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "a" * 41 + "b"},
+                    "data": {"k": "v"}}]
+CASE_LIMIT = 60
+"""Seconds one case of :func:`test_control_inputs` may take before it fails as a hang (SIGALRM)."""
+CASE_SECONDS: list[float] = []
+"""Wall seconds of every case of :func:`test_control_inputs` (the report reads the longest)."""
+
+
+@_settings
+@given(obj=st.one_of(cluster_objects(), crd_objects(), settings_objects()), how=st.sampled_from(["placed", "apply"]),
+       now=st.sampled_from(["2026-01-01T00:00:00Z", "2026-01-01T01:00:00Z", "9998-12-31T23:59:59Z"]))
+@example(obj={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "karmactl-config",
+                                                                    "namespace": "karmada-system"},
+              "data": {"skippedPropagatingNamespaces": "(a+)+$"}}, how="placed", now="2026-01-01T00:00:00Z")
+def test_control_inputs(obj, how, now):
+    """CRDs, Cluster status and karmactl-config values of random shapes: exit 0, 1, 2 or 4, never
+    70; what apply accepts reconcile handles; each case within a time limit."""
+    import signal
+    import time
+
+    def hang(_signum, _frame):
+        raise AssertionError(f"a case ran over {CASE_LIMIT} s (a hang)")
+
+    parent = Path(tempfile.mkdtemp(prefix="karmactl-fuzz-"))
+    start = time.monotonic()
+    previous = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(CASE_LIMIT)
+    try:
+        state = parent / "state"
+        state.mkdir()
+        (state / "policy.yaml").write_bytes(policy_for("m1"))
+        (state / "d.yaml").write_bytes(deployment())
+        (state / "ns.yaml").write_text(yaml.safe_dump_all(_NAMESPACE_DOCS))
+        text = yaml.safe_dump(obj, sort_keys=False)
+        if how == "placed":
+            (state / "in.yaml").write_text(text)
+        else:
+            (parent / "in.yaml").write_text(text)
+            code, err = _cli_at(state, now, "apply", "-f", str(parent / "in.yaml"))
+            assert code in (0, 2), err
+        for args, ok in ((("reconcile", "--offline"), (0, 2, 4)), (("get", "clusters"), (0, 1, 2)),
+                         (("plan",), (0, 1, 2))):
+            code, err = _cli_at(state, now, *args)
+            assert code in ok, (args, code, err)
+            if code == 2:
+                assert err.startswith("error: ") and ("in.yaml" in err or "computed" in err), err
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+        CASE_SECONDS.append(time.monotonic() - start)
+        shutil.rmtree(parent, ignore_errors=True)
+
+
+def _cli_at(state: Path, now: str, *args: str) -> tuple[int, str]:
+    import contextlib
+
+    errbuf, outbuf = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(errbuf), contextlib.redirect_stdout(outbuf):
+        code = main_exit_code(["--state", str(state), "--now", now, *args])
+    return code, errbuf.getvalue()
 
 
 # ---------------------------------------------------------------------------- member answers
