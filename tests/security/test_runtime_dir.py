@@ -489,6 +489,24 @@ def test_plan_and_get_during_reconciles_read_a_consistent_tree(tmp_path):
         writer.wait()
 
 
+def test_a_checkout_during_the_commit_is_not_an_internal_error(tmp_path):
+    """A ``git checkout`` of a branch without ``computed/resourcebindings`` lands between a
+    reconcile's staging and its renames (here: at its commit point): the commit still completes
+    (exit 70 before)."""
+    state = make_state(tmp_path)
+    (state / "web.yaml").write_text(DEPLOY.replace("replicas: 2", "replicas: 4"))
+    hook = ("import shutil, karmactl.store.fsio as f\ndone = []\n"  # once: at the first commit
+            f"f._CRASH_POINT = lambda where: done or done.append(shutil.rmtree({str(state / 'computed' / 'resourcebindings')!r}))\n")
+    code = (f"{hook}from karmactl.cli.main import run\n"
+            f"run({['--state', str(state), 'reconcile', '--offline', '--now', NOW]!r})\n")
+    proc = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(REPO)},
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    binding = state / "computed" / "resourcebindings" / "default" / "web-deployment.json"
+    assert '"replicas": 4' in binding.read_text()
+    assert run(state, "plan").code == 0
+
+
 # ------------------------------------------------------------------ 5. members' directories
 def test_local_member_directories_are_private(tmp_path, monkeypatch):
     from karmactl.emulator import local
