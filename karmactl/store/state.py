@@ -437,7 +437,10 @@ class StateStore:
         Raises:
             InputError: malformed files, unknown kinds, objects without name, invalid fields (all
                 of them, of every file), duplicate keys; a damaged computed file
-                (:meth:`read_computed`).
+                (:meth:`read_computed`); a file name that is not UTF-8 (:func:`check_file_name`).
+            RuntimeDirError: ``.karmactl`` is a symlink or tracked by git (``fsio.check_runtime_dir``).
+            StateLockedError: a commit under way did not end in time (``fsio.read_lock``).
+            OSError: an environment error (permission, I/O...), naming the path.
         """
         from karmactl.store.fsio import flush_batch, read_lock
 
@@ -557,6 +560,11 @@ class StateStore:
             InputError: unreadable, not one object, or not at the path its key names.
         """
         rel = self.rel(path)
+        if not rel.isascii():
+            try:
+                rel.encode("utf-8")
+            except UnicodeEncodeError:  # named as git names it (octal escapes): never a computed path
+                rel = quote_path(rel)
         try:
             fd = os.open(path, os.O_RDONLY)  # a third cheaper than open() for 10,000 small files
             try:
@@ -602,6 +610,7 @@ class StateStore:
 
         Raises:
             InputError: a computed file read is unreadable or misplaced (as :meth:`load`).
+            RuntimeDirError, StateLockedError, OSError: as :meth:`load`.
             whatever ``kinds_of`` raises (it sees the registry with the CRDs).
         """
         from karmactl.store.fsio import flush_batch, pending_journal, read_lock

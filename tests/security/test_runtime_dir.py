@@ -219,6 +219,7 @@ def _git(cwd: Path, *args: str) -> None:
                    capture_output=True)
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 def test_tracked_runtime_dir_is_refused(tmp_path):
     repo = tmp_path / "repo"
     repo.mkdir()
