@@ -125,7 +125,10 @@ def main_exit_code(argv: list[str] | None = None) -> int:
 
     verbose = "-v" in argv or "--verbose" in argv
     fsio.INTERRUPTED.clear()
-    code = _main_exit_code(argv, verbose)
+    try:
+        code = _main_exit_code(argv, verbose)
+    finally:
+        fsio.release_read_lock()  # a reader's commit lock ends with its command
     if fsio.INTERRUPTED:
         if code not in (130, 143):
             err("interrupted")

@@ -834,6 +834,7 @@ READ_WAIT = 60.0
 """Seconds a reader waits at most for a commit (or a killed writer's journal) to end, when
 :data:`LOCK_TIMEOUT` is shorter."""
 _READ_FD: int | None = None
+_READ_ROOT: str | None = None
 
 
 def _flock_until(fd: int, op: int, deadline: float | None) -> bool:
@@ -888,9 +889,14 @@ def read_lock(state_dir) -> None:
         RuntimeDirError: ``.karmactl`` is not karmactl's own (:func:`check_runtime_dir`).
         StateLockedError: the wait ran out.
     """
-    global _READ_FD
-    if _READ_FD is not None or _LOCK_FD is not None:
+    global _READ_FD, _READ_ROOT
+    if _LOCK_FD is not None:
         return
+    real = os.path.realpath(str(state_dir))
+    if _READ_FD is not None:
+        if _READ_ROOT == real:
+            return
+        release_read_lock()  # another state directory (commands run in one process, as tests do)
     deadline = time.monotonic() + max(LOCK_TIMEOUT, READ_WAIT)
     while True:
         try:
@@ -909,7 +915,7 @@ def read_lock(state_dir) -> None:
             raise StateLockedError(f"state directory {state_dir}: a commit did not end within "
                                    f"{max(LOCK_TIMEOUT, READ_WAIT):g} s")
         if not pending_journal(state_dir):
-            _READ_FD = fd
+            _READ_FD, _READ_ROOT = fd, real
             return
         os.close(fd)
         try:
