@@ -6,6 +6,7 @@ in-process with a pinned clock and captured output (httpie's ``Environment`` pat
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from datetime import datetime, timezone
 from enum import IntEnum
@@ -24,6 +25,8 @@ class ExitCode(IntEnum):
     MEMBER_FAILURE = 3     # the run finished, but some member clusters failed (unreachable, apply errors)
     NOT_CONVERGED = 4      # the control plane did not settle, or --wait timed out
     LOCKED = 5             # another karmactl process holds the state directory
+    ENVIRONMENT = 6        # the state directory or a path karmactl needs cannot be read or written
+                           # (permission denied, read-only or full file system, path too long)
     LOSSY = 1              # export --to-karmada: fields Karmada would drop, or objects its CRDs reject
 
 
@@ -125,10 +128,18 @@ def check_state_dir(state: Path, command: str | None) -> None:
 
     Raises:
         CLIError: exit 2, naming the directory and how to choose or create one.
+        OSError: it cannot be looked up (permission denied, path too long: exit 6).
     """
-    if state.is_dir():
+    try:
+        st = os.stat(state)
+    except FileNotFoundError:
+        st = None
+    except NotADirectoryError:
+        raise CLIError(f'state directory "{state}" is not a directory') from None
+    # other errors (permission denied, path too long...) propagate: exit 6 naming the path
+    if st is not None and stat.S_ISDIR(st.st_mode):
         return
-    if state.exists():
+    if st is not None:
         raise CLIError(f'state directory "{state}" is not a directory')
     if command is None or command in CREATES_STATE:
         err(f'creating state directory "{state}"')

@@ -127,7 +127,8 @@ def main_exit_code(argv: list[str] | None = None) -> int:
     fsio.INTERRUPTED.clear()
     try:
         code = _main_exit_code(argv, verbose)
-    finally:  # the credential flags of this command end with it (an in-process caller runs more)
+    finally:  # the credential flags and a reader's commit lock end with this command (an in-process caller runs more)
+        fsio.release_read_lock()
         policy = sys.modules.get("karmactl.members.kubeconfig")
         if policy is not None:
             policy.configure()
@@ -164,6 +165,9 @@ def _main_exit_code(argv: list[str], verbose: bool) -> int:
         if code is not None:
             err(f"error: {exc}")
             return code
+        if _is_environment_error(exc):
+            err(f"error: {environment_message(exc)}")
+            return int(ExitCode.ENVIRONMENT)
         if type(exc).__name__ == "Exit" and hasattr(exc, "exit_code"):
             return int(exc.exit_code)
         if type(exc).__name__ == "Abort":
@@ -180,6 +184,38 @@ def _main_exit_code(argv: list[str], verbose: bool) -> int:
         return 70
 
 
+def _is_environment_error(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what it was raised from, when a library wrapped it) is an environment
+    error (:func:`_environment_cause`)."""
+    return _environment_cause(exc) is not None
+
+
+def _environment_cause(exc: BaseException | None) -> OSError | None:
+    """The ``OSError`` that makes ``exc`` an environment error (exit 6): one of
+    ``karmactl.store.fsio.ENVIRONMENT_ERRNOS`` (permission denied, read-only or full file system,
+    path too long...), or any that names a path (a file or directory that cannot be read or
+    written: gone because another program, e.g. ``git checkout``, changed the state directory
+    meanwhile). Looked for in ``exc`` and what it was raised from."""
+    from karmactl.store.fsio import is_environment_error
+
+    seen = 0
+    while exc is not None and seen < 10:
+        if is_environment_error(exc) or (isinstance(exc, OSError) and exc.filename is not None):
+            return exc
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return None
+
+
+def environment_message(exc: BaseException) -> str:
+    """``<path>: <strerror>`` (``<path> -> <other path>: ...`` for a rename) of an environment error
+    (:func:`_is_environment_error`), e.g. ``state/computed/works/x.json: No space left on device``."""
+    exc = _environment_cause(exc)
+    where = exc.filename if exc.filename is not None else "the state directory"
+    if exc.filename2 is not None:
+        where = f"{where} -> {exc.filename2}"
+    return f"{os.fsdecode(where) if isinstance(where, bytes) else where}: {exc.strerror or exc}"
+
+
 def _known_error_code(exc: Exception) -> int | None:
     """The exit code of karmactl's own error classes, looked up only in modules already imported (an
     exception of a module nobody imported cannot have been raised)."""
@@ -187,6 +223,7 @@ def _known_error_code(exc: Exception) -> int | None:
 
     for module, cls, code in (("karmactl.store.state", "InputError", ExitCode.INPUT_ERROR),
                               ("karmactl.store.fsio", "OutsideStateError", ExitCode.INPUT_ERROR),
+                              ("karmactl.store.fsio", "RuntimeDirError", ExitCode.INPUT_ERROR),
                               ("karmactl.store.fsio", "StateLockedError", ExitCode.LOCKED),
                               ("karmactl.reconcile", "NotConvergedError", ExitCode.NOT_CONVERGED),
                               ("karmactl.members.detection", "DetectionCommandRefused", ExitCode.INPUT_ERROR)):

@@ -332,9 +332,15 @@ def local_down(c: Context, purge: bool = False) -> list[str]:
     """Stop every local member (:func:`karmactl.emulator.local.local_down`); data kept unless ``purge``.
 
     Returns the names of the members that were running.
+
+    Raises:
+        RuntimeDirError: ``.karmactl`` is a symlink or tracked by git (its members' pid files and,
+            with ``purge``, their directories are never taken from the repository).
     """
     from karmactl.emulator import local
+    from karmactl.store.fsio import check_runtime_dir
 
+    check_runtime_dir(c.state)
     return local.local_down(c.state, purge)
 
 

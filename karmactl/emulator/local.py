@@ -235,7 +235,7 @@ def start_member(name: str, d: Path, port: int = 0, nodes: int = NODE_COUNT, fak
     Returns the Popen; wait for it with :func:`wait_member`.
     """
     d = Path(d).resolve()
-    d.mkdir(parents=True, exist_ok=True)
+    _private_dir(d)  # its kubeconfig and data: 0700, as README says
     _unlink(d / "server.json")
     cmd = [sys.executable, "-m", "karmactl.emulator", "serve", "--name", name, "--port", str(port),
            "--data-dir", str(d), "--nodes", str(nodes)]
@@ -571,7 +571,7 @@ def local_up(state: Path, count: int = 3, port_base: int | None = None, nodes: i
     if kube_apiserver:
         kind, binary, etcd = KUBE_APISERVER, check_binary(kube_apiserver), find_etcd()
     root = members_root(state)
-    root.mkdir(parents=True, exist_ok=True)
+    _private_dir(root)
     plans: dict[str, tuple[Path, int]] = {}
     result: dict[str, dict] = {}
     for i in range(1, count + 1):

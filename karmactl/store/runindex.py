@@ -81,7 +81,8 @@ from karmactl.controllers.binding import work_binding_key
 from karmactl.controllers.detector import DetectorConfig, is_template
 from karmactl.controllers.shards import (PROPAGATION_POLICY_KINDS, SHARED_TEMPLATE_KINDS, claimed_policy_key,
                                          reach_of, shared_binding, template_binding_key)
-from karmactl.store.fsio import drop_inherited_lock, ensure_runtime_dir, pending_journal, write_atomic
+from karmactl.store.fsio import (drop_inherited_lock, ensure_runtime_dir, pending_journal, read_runtime_file,
+                                 write_atomic)
 from karmactl.store.state import COMPUTED_DIR, RUNTIME_DIR, InputError, scan_computed_dirs
 
 INDEX_FILE = "run-index.json"
@@ -472,18 +473,24 @@ def read_index(root, tag: str) -> RunIndex | None:
     """The index without its detail (:func:`read_detail`), or None when it is missing, unreadable,
     corrupt or made under another ``tag``."""
     try:
-        with open(index_path(root), "rb") as fh:
-            data = orjson.loads(fh.read())
+        data = orjson.loads(read_runtime_file(index_path(root)))
         if data.get("format") != FORMAT or data.get("tag") != tag:
             return None
         index = RunIndex(tag, data["now"], Signatures.decode(data["files"]), Signatures.decode(data["computed"]),
                          data["wakes"], data["warnings"], data["token"], detail=data["detail"])
         parse_time(index.now)
-        if not isinstance(index.wakes, dict):
+        if not isinstance(index.wakes, dict) or not _strings(index.wakes.values()) or \
+                not isinstance(index.warnings, list) or not _strings(index.warnings) or \
+                not _strings((index.token, index.detail)):
             return None
         return index
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
+
+
+def _strings(values) -> bool:
+    """Whether every value is a ``str`` (a damaged index is not used: the run is a full one)."""
+    return all(type(v) is str for v in values)
 
 
 def read_detail(root, index: RunIndex) -> bool:
@@ -492,12 +499,11 @@ def read_detail(root, index: RunIndex) -> bool:
     if index.where is not None:
         return True
     try:
-        with open(_detail_path(root), "rb") as fh:
-            data = orjson.loads(fh.read())
+        data = orjson.loads(read_runtime_file(_detail_path(root)))
         if data.get("token") != index.detail or not index.detail:
             return False
         where, by_owner, claims = data["where"], data["byOwner"], data["claims"]
-        if not all(isinstance(m, dict) for m in (where, by_owner, claims)):
+        if not all(isinstance(m, dict) and _strings(m.values()) for m in (where, by_owner, claims)):
             return False
     except (OSError, ValueError, KeyError, AttributeError):
         return False
@@ -520,9 +526,17 @@ class SharedFile:
         self._keys: dict = header["keys"]
         self._offsets: list = header["offsets"]
         self._body = body
+        offsets = self._offsets
         if not all(isinstance(m, dict) for m in (self._names, self._paths, self._keys)) or \
-                not isinstance(self.objects, list) or len(self._offsets) < len(self._keys) + 1 or \
-                self._offsets[-1] != len(body):
+                not isinstance(self.objects, list) or not isinstance(offsets, list) or \
+                len(offsets) < len(self._keys) + 1 or offsets[-1] != len(body) or \
+                not all(type(o) is int for o in offsets) or \
+                any(offsets[i] > offsets[i + 1] for i in range(len(offsets) - 1)) or offsets[0] < 0 or \
+                not all(type(i) is int and 0 <= i < len(offsets) - 1 for i in self._keys.values()) or \
+                not all(type(v) is list and all(type(i) is int and 0 <= i < len(offsets) - 1 for i in v)
+                        for m in (self._names, self._paths) for v in m.values()) or \
+                not all(type(e) is list and len(e) == 4 and type(e[0]) is dict and type(e[1]) is str
+                        and type(e[2]) is int and type(e[3]) is int for e in self.objects):
             raise ValueError("inconsistent shared file")
 
     def named(self, kind: str, name: str) -> list:
@@ -607,8 +621,7 @@ class SharedFile:
 def read_shared(root, token: str) -> SharedFile | None:
     """The shared file, or None when it does not belong to the index (token) or is corrupt."""
     try:
-        with open(_shared_path(root), "rb") as fh:
-            data = fh.read()
+        data = read_runtime_file(_shared_path(root))
         cut = data.index(b"\n")
         header = orjson.loads(data[:cut])
         if header.get("token") != token:
@@ -946,7 +959,11 @@ def plan(store, index: RunIndex | None, now: str) -> Plan:
     if parse_time(now) < parse_time(index.now):
         return Plan("full", "the clock is earlier than the last run's")
     whole = index.wakes.get(SHARED)
-    if whole is not None and parse_time(now) >= parse_time(whole):
+    try:
+        whole_due = whole is not None and parse_time(now) >= parse_time(whole)
+    except ValueError:
+        return Plan("full", "the run index is damaged (a wake time)")
+    if whole_due:
         return Plan("full", f"a time-based rule of the whole state is due ({whole})")
     files = index.files
     answer = computed_check(store.root, index.computed, files.count())
@@ -958,7 +975,10 @@ def plan(store, index: RunIndex | None, now: str) -> Plan:
         return Plan("full", touched)
     if not computed_ok:
         return Plan("full", "computed/ changed since the last run")
-    due = {o for o, when in index.wakes.items() if o != SHARED and parse_time(now) >= parse_time(when)}
+    try:
+        due = {o for o, when in index.wakes.items() if o != SHARED and parse_time(now) >= parse_time(when)}
+    except ValueError:
+        return Plan("full", "the run index is damaged (a wake time)")
     if due:
         # the files holding the templates of due owners are recomputed too
         if not read_detail(store.root, index):

@@ -33,7 +33,8 @@ from pathlib import Path
 from karmactl.api.kinds import UNSUPPORTED_KARMADA_KINDS, KindInfo, KindRegistry, crd_kind, group_of
 from karmactl.api.objects import describe_key
 from karmactl.api.snapshot import Snapshot
-from karmactl.store.fsio import OutsideStateError, TreeWriter, check_inside, ensure_runtime_dir, write_atomic
+from karmactl.store.fsio import (OutsideStateError, TreeWriter, check_inside, ensure_runtime_dir, is_environment_error,
+                                 read_runtime_file, runtime_subdir_ok, write_atomic)
 
 from karmactl.api.snapshot import Key  # noqa: E402  (group, kind, namespace, name)
 
@@ -224,6 +225,8 @@ class StateStore:
             name = entry.name
             if not name.endswith((".yaml", ".yml", ".json")) or name.startswith("."):
                 return False
+            if not (name.isascii() and rel.isascii()):
+                check_file_name(f"{rel}/{name}" if rel else name)
             if ignore is not None or entry.is_symlink():
                 sub = f"{rel}/{name}" if rel else name
                 if ignore is not None and ignore.match_file(sub):
@@ -242,19 +245,27 @@ class StateStore:
         """The patterns of ``<state>/.karmactlignore`` (gitignore syntax, paths relative to the
         state directory) as a ``pathspec.GitIgnoreSpec``, or None when there is no such file.
 
+        The file comes with the state directory (a merge request may change it), so its patterns
+        are matched by RE2 (``google-re2``, pathspec's ``re2`` backend): in time linear in the
+        path, whatever the pattern (Python's ``re`` backtracks: nine ``**`` against a path 60
+        directories deep took minutes).
+
         Raises:
-            InputError: the file cannot be read.
+            InputError: the file cannot be read, or a pattern is invalid.
+            OSError: an environment error (permission...) naming the file.
         """
         path = self.root / IGNORE_FILE
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return None
-        except (OSError, UnicodeDecodeError) as exc:
+        except OSError as exc:
+            if is_environment_error(exc):
+                raise
+            raise InputError(f"cannot read file: {exc.strerror or exc}", IGNORE_FILE) from None
+        except UnicodeDecodeError as exc:
             raise InputError(f"cannot read file: {exc}", IGNORE_FILE) from None
-        import pathspec  # only when there is an ignore file: it is slow to import
-
-        return pathspec.GitIgnoreSpec.from_lines(text.splitlines())
+        return compile_ignore(text.splitlines(), IGNORE_FILE)
 
     def computed_files(self) -> list[Path]:
         """Every file a load reads under ``computed/`` (see :func:`scan_computed`), sorted
@@ -293,6 +304,8 @@ class StateStore:
         try:
             text = yamlio.read_input_file(path)
         except OSError as exc:
+            if is_environment_error(exc):
+                raise OSError(exc.errno, exc.strerror, str(path)) from None
             raise InputError(f"cannot read file: {exc.strerror or exc}", display) from None
         except yamlio.YAMLSyntaxError as exc:
             raise InputError(str(exc), display, exc.line) from None
@@ -306,20 +319,26 @@ class StateStore:
         return self.root / RUNTIME_DIR / "cache" / "parsed.json"
 
     def _read_cache(self, tag: str) -> dict:
+        """The parse cache's ``files`` (``{rel: entry}``), or ``{}`` when it is missing, made under
+        another tag, or malformed in any way (it is then rebuilt): an entry is used only when it
+        has the shape :meth:`load` writes (:func:`_cache_entry_ok`)."""
+        if not runtime_subdir_ok(self.root, "cache"):
+            return {}
         try:
-            with open(self.cache_path, "rb") as fh:
-                data = orjson.loads(fh.read())
+            data = orjson.loads(read_runtime_file(self.cache_path))
         except (OSError, ValueError):
             return {}
-        if not isinstance(data, dict) or data.get("tag") != tag:
+        if not isinstance(data, dict) or data.get("tag") != tag or not isinstance(data.get("files"), dict):
             return {}
-        return data.get("files") or {}
+        return {rel: entry for rel, entry in data["files"].items() if _cache_entry_ok(entry)}
 
     def _write_cache(self, tag: str, files: dict) -> None:
+        if not runtime_subdir_ok(self.root, "cache"):
+            return  # never through a symlink out of the runtime directory
         try:
             ensure_runtime_dir(self.root)
             write_atomic(self.cache_path, orjson.dumps({"tag": tag, "files": files}))
-        except OSError:
+        except (OSError, TypeError):
             pass  # a read-only state directory still works, only slower
 
     def _parse_many(self, paths: list[str], normalize=None, layout=None) -> list[tuple[list, list]]:
@@ -418,17 +437,16 @@ class StateStore:
         Raises:
             InputError: malformed files, unknown kinds, objects without name, invalid fields (all
                 of them, of every file), duplicate keys; a damaged computed file
-                (:meth:`read_computed`).
+                (:meth:`read_computed`); a file name that is not UTF-8 (:func:`check_file_name`).
+            RuntimeDirError: ``.karmactl`` is a symlink or tracked by git (``fsio.check_runtime_dir``).
+            StateLockedError: a commit under way did not end in time (``fsio.read_lock``).
+            OSError: an environment error (permission, I/O...), naming the path.
         """
-        from karmactl.store.fsio import flush_batch, pending_journal, state_lock, StateLockedError
+        from karmactl.store.fsio import flush_batch, read_lock
 
         flush_batch()  # writes of this command so far, before reading the directory back
-        if pending_journal(self.root):  # a killed writer committed a batch: finish it before reading
-            try:
-                with state_lock(self.root, timeout=0):
-                    pass
-            except StateLockedError:
-                pass  # its holder replays it
+        # a consistent tree: no commit under way, a killed writer's journal finished (fsio.read_lock)
+        read_lock(self.root)
         # files by their path relative to the state directory (strings: no Path per file)
         names = {self.rel(name): name for name in self.user_file_names()}
         cache = self._read_cache(normalize_tag)
@@ -541,6 +559,11 @@ class StateStore:
             InputError: unreadable, not one object, or not at the path its key names.
         """
         rel = self.rel(path)
+        if not rel.isascii():
+            try:
+                rel.encode("utf-8")
+            except UnicodeEncodeError:  # named as git names it (octal escapes): never a computed path
+                rel = quote_path(rel)
         try:
             fd = os.open(path, os.O_RDONLY)  # a third cheaper than open() for 10,000 small files
             try:
@@ -551,6 +574,8 @@ class StateStore:
                 os.close(fd)
             obj = orjson.loads(b"".join(chunks))
         except (OSError, ValueError) as exc:
+            if is_environment_error(exc):
+                raise OSError(exc.errno, exc.strerror, str(path)) from None
             raise InputError(f"cannot read computed file (delete it to recompute): {exc}", rel) from None
         if not isinstance(obj, dict):
             raise InputError("a computed file must hold one object (delete it to recompute)", rel)
@@ -584,11 +609,13 @@ class StateStore:
 
         Raises:
             InputError: a computed file read is unreadable or misplaced (as :meth:`load`).
+            RuntimeDirError, StateLockedError, OSError: as :meth:`load`.
             whatever ``kinds_of`` raises (it sees the registry with the CRDs).
         """
-        from karmactl.store.fsio import flush_batch, pending_journal
+        from karmactl.store.fsio import flush_batch, pending_journal, read_lock
 
         flush_batch()
+        read_lock(self.root)
         if pending_journal(self.root):
             return None
         cache = self._read_cache(normalize_tag)
@@ -682,10 +709,13 @@ class StateStore:
         import shutil
 
         runtime = ensure_runtime_dir(self.root)
+        mine = f"staging.{os.getpid()}"
         for stale in runtime.glob("staging.*"):
-            if not stale.name.endswith(f".{os.getpid()}"):
+            if stale.is_symlink() or not stale.is_dir():
+                stale.unlink()  # never written through
+            elif stale.name != mine:
                 shutil.rmtree(stale, ignore_errors=True)
-        return TreeWriter(self.root, runtime / f"staging.{os.getpid()}")
+        return TreeWriter(self.root, runtime / mine)
 
     def stage_changes(self, before: Snapshot, after: Snapshot, writer: TreeWriter, keep=None) -> list[tuple]:
         """Stage, on ``writer``, every computed object or overlay that differs between ``before``
@@ -873,6 +903,77 @@ def computed_map(rel: str) -> str | None:
             "clusterresourcebindings": "bindings"}.get(parts[1])
 
 
+def quote_path(rel: str) -> str:
+    """A path as git shows one it has to quote (``core.quotePath``): ``"dir/bad\\377.yaml"``, the
+    bytes that are not printable ASCII as octal escapes; other paths as they are."""
+    raw = os.fsencode(rel)
+    if all(32 <= b < 127 and b not in (34, 92) for b in raw):
+        return rel
+    return '"' + "".join(chr(b) if 32 <= b < 127 and b not in (34, 92) else
+                         {34: '\\"', 92: "\\\\"}.get(b, f"\\{b:03o}") for b in raw) + '"'
+
+
+def check_file_name(rel: str) -> None:
+    """Refuse a user file whose name is not valid UTF-8 (bytes the file system holds, that Python
+    carries as surrogate escapes).
+
+    Such a file is refused, not skipped: skipping it would drop its objects, and the next reconcile
+    would delete their bindings and Works (and their copies on the members); refusing loses nothing,
+    and kubectl or git users get the name in git's quoting to rename it (``git mv``). Kubernetes
+    names are UTF-8, and so are the paths the parse cache and the run index keep.
+
+    Raises:
+        InputError: naming the file (:func:`quote_path`).
+    """
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError("the file name is not valid UTF-8; rename it (e.g. `git mv`)", quote_path(rel)) from None
+
+
+def compile_ignore(lines: list[str], display: str):
+    """``lines`` (gitignore syntax) as a ``pathspec.GitIgnoreSpec`` matched by RE2 (linear time).
+
+    Raises:
+        InputError: a pattern pathspec or RE2 refuses, naming ``display`` and the line; or
+            ``google-re2`` is missing (a dependency of karmactl: without it a hostile pattern
+            could hang the run).
+    """
+    import pathspec  # only when there is an ignore file: it is slow to import
+
+    try:
+        import re2  # noqa: F401
+    except ImportError:
+        raise InputError("matching it needs the google-re2 package (a dependency of karmactl: "
+                         "pip install google-re2)", display) from None
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(lines, backend="re2")
+    except Exception as whole:  # noqa: BLE001 - pathspec's and re2's errors: the bad line is named
+        for number, line in enumerate(lines, 1):
+            try:
+                pathspec.GitIgnoreSpec.from_lines([line], backend="re2")
+            except Exception as exc:  # noqa: BLE001
+                raise InputError(f"invalid pattern {line!r}: {exc}", display, number) from None
+        raise InputError(f"invalid patterns: {whole}", display) from None  # e.g. RE2's memory budget
+
+
+def _cache_entry_ok(entry) -> bool:
+    """Whether a parse cache entry has the shape :meth:`StateStore.load` writes: ``{"sig":
+    [mtime_ns, size, inode], "crds": str, "objs": [[object, index, line]], "skipped"?: [str]}``
+    (a damaged cache is rebuilt, never trusted)."""
+    if type(entry) is not dict:
+        return False
+    sig, objs, skipped = entry.get("sig"), entry.get("objs"), entry.get("skipped", [])
+    if type(sig) is not list or len(sig) != 3 or not all(type(n) is int for n in sig) \
+            or type(entry.get("crds")) is not str or type(objs) is not list or type(skipped) is not list:
+        return False
+    for item in objs:
+        if type(item) is not list or len(item) != 3 or type(item[0]) is not dict or type(item[1]) is not int \
+                or type(item[2]) is not int:
+            return False
+    return all(type(note) is str for note in skipped)
+
+
 def file_signature(path: Path) -> list[int]:
     """``[mtime_ns, size, inode]`` of a file: what the parse cache keys on.
 
@@ -882,6 +983,8 @@ def file_signature(path: Path) -> list[int]:
     try:
         st = os.stat(str(path))
     except OSError as exc:
+        if is_environment_error(exc):
+            raise
         raise InputError(f"cannot read file: {exc}", str(path)) from None
     return [st.st_mtime_ns, st.st_size, st.st_ino]
 
