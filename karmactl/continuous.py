@@ -14,8 +14,12 @@ changes, on one machine, without holding the state directory between passes:
   controller updates a Cluster only on change (``pkg/controllers/status/cluster_status_controller.go``);
 - **the clock**: the earliest wake time the last pass's controllers gave
   (:func:`karmactl.controllers.registry.wake_times`: toleration ends, grace periods, TTLs);
+- **members**: a Kubernetes watch of every kind the Works dispatch, on every member
+  (``karmactl/members/watching.py``): a member copy that changes (a workload getting ready, an
+  edit by hand, a deletion) triggers a pass, as Karmada's work status controller reacts to its
+  member informers;
 - **resync**: a whole pass every ``resync`` seconds even when nothing triggered one (the resync
-  period of Kubernetes informers), which also corrects drift on the members.
+  period of Kubernetes informers), a safety net for a watch that could not be kept.
 
 Each pass takes the state lock for the pass alone (so ``apply``, ``edit``, ``get``... work while
 the loop runs), is crash-atomic as any run, and logs one line on stderr. A member that fails is
@@ -56,13 +60,13 @@ class LoopOptions:
     Attributes:
         frequency: seconds between cluster health probes; None: the settings'
             ``clusterStatusUpdateFrequency`` (10 s), read again after each pass.
-        resync: seconds between whole passes when nothing else triggered one (300).
+        resync: seconds between whole passes when nothing else triggered one (1,800).
         offline: no members: passes are offline (files and the clock trigger them).
         max_passes: stop after this many passes (None: until a signal); for tests and ``--once``-like use.
     """
 
     frequency: float | None = None
-    resync: float = 300.0
+    resync: float = 1800.0
     offline: bool = False
     max_passes: int | None = None
 
@@ -268,6 +272,8 @@ class ControlLoop:
         self.last = None  # the last computed snapshot (report.after)
         self.settings = None
         self._observed_at = None  # the clock of the probe that triggered the next pass
+        self.watches = None  # karmactl.members.watching.MemberWatches, online only
+        self._watch_clients: dict = {}  # cluster name -> (Cluster object, MemberClient)
 
     def frequency(self) -> float:
         """Seconds between probes: the flag, else the settings' ``clusterStatusUpdateFrequency``."""
@@ -296,6 +302,7 @@ class ControlLoop:
                     self.settings = settings_of(report.after)
                 except (ValueError, InputError):
                     pass
+                self._update_watches(report)
         except (InputError, NotConvergedError) as exc:
             record.error, record.kind = str(exc), "input"
             self.last = None
@@ -371,12 +378,80 @@ class ControlLoop:
                     reasons = ["cluster status: " + ",".join(changed)]
                     self._observed_at = observed_at
 
+    def _update_watches(self, report: RunReport) -> None:
+        """Watch every (member, kind) the Works dispatch (``karmactl/members/watching.py``): a change
+        on a member fires ``member: <cluster> <kind> <ns>/<name>``. Members that failed this pass are
+        left out until a pass reaches them again; without a member layer that can build watch
+        clients, nothing is watched (the settle passes and the resync stand in)."""
+        if self.options.offline or self.members is None or not hasattr(self.members, "watch_client"):
+            return
+        from karmactl.controllers.names import cluster_of_execution_namespace
+        from karmactl.members.watching import MemberWatches
+
+        if self.watches is None:
+            self.watches = MemberWatches(self.triggers.fire)
+        snap = self.last
+        clusters = {k[3]: snap.user[k] for k in snap.keys_of_kind("cluster.karmada.io", "Cluster")}
+        kinds: dict = {}
+        for wkey, work in snap.works.items():
+            cluster = cluster_of_execution_namespace(wkey[2])
+            if cluster is None or cluster not in clusters:
+                continue
+            for m in ((work.get("spec") or {}).get("workload") or {}).get("manifests") or []:
+                if isinstance(m, dict) and m.get("apiVersion") and m.get("kind"):
+                    kinds.setdefault(cluster, set()).add((m["apiVersion"], m["kind"]))
+        wanted: dict = {}
+        for cluster, pairs in sorted(kinds.items()):
+            held = self._watch_clients.get(cluster)
+            if held is not None and held[0] is not clusters[cluster] and held[0] != clusters[cluster]:
+                held[1].close()
+                held = None
+            if held is None:
+                if cluster in report.member_errors:
+                    continue
+                try:
+                    held = (clusters[cluster], self.members.watch_client(clusters[cluster], len(pairs) + 1))
+                except Exception:  # noqa: BLE001 - no client: this member's changes wait for the resync
+                    continue
+                self._watch_clients[cluster] = held
+            client = held[1]
+            for api_version, kind in sorted(pairs):
+                key = (cluster, api_version, kind)
+                if key in self.watches.watches and self.watches.watches[key].is_alive():
+                    wanted[key] = (client, self.watches.watches[key].path)
+                    continue
+                if cluster in report.member_errors:
+                    continue
+                try:
+                    resource = client.resource_for(api_version, kind)
+                except Exception:  # noqa: BLE001 - discovery failed: try again after the next pass
+                    resource = None
+                wanted[key] = (client, resource.path() if resource is not None else None)
+        self.watches.update(wanted)
+        for cluster in set(self._watch_clients) - set(kinds):
+            self._watch_clients.pop(cluster)[1].close()
+
+    def watching(self) -> bool:
+        """Whether every kind the Works dispatch is being watched on its member."""
+        return bool(self.watches and self.watches.watches) and all(
+            w.is_alive() for w in self.watches.watches.values())
+
+    def close(self) -> None:
+        """Stop the watches and close their clients."""
+        if self.watches is not None:
+            self.watches.stop()
+        for _cluster, client in self._watch_clients.values():
+            client.close()
+        self._watch_clients.clear()
+
     def _unsettled(self, rec: PassRecord) -> bool:
         from karmactl.reconcile import converged
 
         report = rec.report
         if report is None or self.options.offline or report.after is None:
             return False
+        if self.watching() and not report.member_errors:
+            return False  # the members' answers arrive as watch events
         return report.member_writes > 0 or not converged(report.after)[0]
 
     def _wake_in(self) -> float | None:

@@ -137,7 +137,7 @@ def reconcile(ctx: typer.Context,
               watch: bool = typer.Option(False, "-w", "--watch",
                                          help="Keep running: a pass whenever files, cluster health or the clock call "
                                               "for one (until Ctrl-C / SIGTERM)."),
-              resync: str = typer.Option("5m", "--resync", help="With --watch: a whole pass at least this often."),
+              resync: str = typer.Option("30m", "--resync", help="With --watch: a whole pass at least this often."),
               metrics_addr: Optional[str] = typer.Option(None, "--metrics-addr",
                                                          help="With --watch: serve /metrics (Prometheus) and /healthz "
                                                               "on HOST:PORT.")):

@@ -688,7 +688,7 @@ def _members_layer(c: Context, offline: bool):
 
 
 def reconcile_cmd(c: Context, offline: bool, dry_run: bool, wait: bool, timeout: str, watch: bool = False,
-                  resync: str = "5m", metrics_addr: str | None = None) -> None:
+                  resync: str = "30m", metrics_addr: str | None = None) -> None:
     from karmactl.reconcile import RunOptions, run
 
     store = store_of(c)

@@ -73,6 +73,7 @@ def watch_cmd(c: Context, members, offline: bool, resync: float, metrics_addr: s
     try:
         loop.run()
     finally:
+        loop.close()
         files.stop()
         if server is not None:
             server.shutdown()

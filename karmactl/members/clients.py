@@ -282,6 +282,56 @@ class MemberClient:
         except orjson.JSONDecodeError:
             return resp.status, raw.decode("utf-8", "replace")
 
+    def watch_lines(self, path: str, query: list, read_timeout: float, stop=None):
+        """The lines of one watch request (``GET path?watch=1...``), one JSON event each, as they
+        arrive, until the server ends the stream, ``read_timeout`` seconds have passed, or ``stop``
+        (a ``threading.Event``) is set when a line arrives (``karmactl/members/watching.py``).
+
+        Raises:
+            MemberUnreachable: transport failure or the deadline.
+            MemberApiError: an answer other than 200 (410 Gone included).
+        """
+        import urllib3
+
+        headers = {"Accept": "application/json", "User-Agent": "karmactl"}
+        auth = self._authorization()
+        if auth:
+            headers["Authorization"] = auth
+        url = self._base + path + "?" + urlencode(list(query), quote_via=quote)
+        self.bucket.take()
+        with self._lock:
+            self.requests += 1
+        try:
+            resp = self.api.rest_client.pool_manager.request(
+                "GET", url, headers=headers, retries=False, preload_content=False,
+                timeout=urllib3.Timeout(total=read_timeout))
+        except urllib3.exceptions.HTTPError as exc:
+            raise MemberUnreachable(_transport_message(exc, read_timeout)) from None
+        except (OSError, ValueError) as exc:
+            raise MemberUnreachable(redact(str(exc))) from None
+        try:
+            if resp.status != 200:
+                body = resp.read(4096)
+                raise MemberApiError(resp.status, "", body.decode("utf-8", "replace")[:200])
+            pending = b""
+            for chunk in resp.stream(65536):
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                for line in lines:
+                    if line.strip():
+                        yield line
+                if stop is not None and stop.is_set():
+                    return
+            if pending.strip():
+                yield pending
+        except urllib3.exceptions.HTTPError as exc:
+            raise MemberUnreachable(_transport_message(exc, read_timeout)) from None
+        except OSError as exc:
+            raise MemberUnreachable(redact(str(exc))) from None
+        finally:  # a watch connection is not reused (it may be cut mid-stream)
+            resp.close()
+            resp.release_conn()
+
     def _authorization(self) -> str | None:
         """The ``Authorization`` header (bearer token), refreshed through the kubeconfig loader's hook
         (exec plugins, expiring tokens) at most every :data:`AUTH_REFRESH_SECONDS`."""

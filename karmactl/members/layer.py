@@ -134,6 +134,23 @@ class MemberLayer:
                 self._clients[name] = (None, f"{type(exc).__name__}: {exc}".replace("ConfigException: ", ""))
         return self._clients[name]
 
+    def watch_client(self, cluster: dict, streams: int):
+        """A new :class:`~karmactl.members.clients.MemberClient` of a Cluster for ``streams``
+        long-lived watches (``karmactl/members/watching.py``): the same kubeconfig rules, knobs and
+        keys in memory as this layer's clients, its own connection pool (a watch holds a
+        connection for minutes); the caller closes it.
+
+        Raises:
+            AccessError: no usable kubeconfig for the Cluster (the message says why).
+            Exception: from the kubernetes config loader.
+        """
+        from karmactl.members.clients import MemberClient
+        from karmactl.members.kubeconfig import resolve_access
+
+        access = resolve_access(cluster, self.state_dir, self.kubeconfig, self.environ)
+        k = self._knobs
+        return MemberClient(access, k.timeout, k.qps, k.burst, max(1, streams), k.retries)
+
     def client_for(self, cluster: dict):
         """This run's :class:`~karmactl.members.clients.MemberClient` of a Cluster, for callers that
         probe more (``karmactl/members/detection.py``); the layer owns and closes it. One client per

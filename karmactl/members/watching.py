@@ -37,15 +37,15 @@ class ResourceWatch(threading.Thread):
         self.cluster, self.kind, self.client, self.path, self.fire = cluster, kind, client, path, fire
         self.version: str | None = None
         self.events = 0
-        self._stop = threading.Event()
+        self._halt = threading.Event()
 
     def stop(self) -> None:
-        self._stop.set()
+        self._halt.set()
 
     def run(self) -> None:
         backoff = 1.0
         listed_once = False
-        while not self._stop.is_set():
+        while not self._halt.is_set():
             try:
                 if self.version is None:
                     self.version = self._list_version()
@@ -57,7 +57,7 @@ class ResourceWatch(threading.Thread):
             except _Gone:
                 self.version = None
             except Exception:  # noqa: BLE001 - a member that fails is retried; the passes report it
-                if self._stop.wait(backoff):
+                if self._halt.wait(backoff):
                     return
                 backoff = min(backoff * 2, BACKOFF_MAX)
 
@@ -73,7 +73,7 @@ class ResourceWatch(threading.Thread):
                  ("labelSelector", f"{MANAGED_LABEL}=true")]
         if self.version:
             query.append(("resourceVersion", self.version))
-        for line in self.client.watch_lines(self.path, query, read_timeout=WATCH_SECONDS + 30, stop=self._stop):
+        for line in self.client.watch_lines(self.path, query, read_timeout=WATCH_SECONDS + 30, stop=self._halt):
             event = orjson.loads(line)
             kind, obj = event.get("type"), event.get("object") or {}
             meta = obj.get("metadata") or {}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -126,7 +127,7 @@ def ready(state: Path, name: str) -> str:
 
 
 def test_watch_follows_edits_fails_over_and_recovers(state, fleet):
-    loop = Loop(state)
+    loop = Loop(state, "--resync", "1h")  # every pass below comes from a file, a member or a probe
     try:
         until("the first placement (1:2)", lambda: replicas(fleet) == {"member1": 1, "member2": 2}, loop)
 
@@ -141,6 +142,17 @@ def test_watch_follows_edits_fails_over_and_recovers(state, fleet):
         assert applied.returncode == 0, applied.stderr
         until("the namespace on the members", lambda: all(
             srv.get_object("v1", "Namespace", None, "team-a") for srv in fleet.values()), loop)
+
+        # a change made on a member by hand is undone at once: the loop watches the member copies
+        kubectl = shutil.which("kubectl")
+        if kubectl:
+            patched = subprocess.run([kubectl, "--kubeconfig", str(state / ".karmactl" / "kubeconfigs" / "member2"),
+                                      "--cache-dir", str(state.parent / "kubectl-cache"), "patch", "deployment", "nginx",
+                                      "-n", "default", "--type=merge", "-p", '{"spec":{"replicas":9}}'],
+                                     capture_output=True, text=True, timeout=LIMIT)
+            assert patched.returncode == 0, patched.stderr
+            until("the hand edit undone", lambda: replicas(fleet) == {"member1": 2, "member2": 4}, loop)
+            assert "(member: member2 Deployment default/nginx" in loop.text()
 
         # member1 stops answering: Ready goes False after the threshold, it is tainted and its
         # replicas move to member2, with no command run
