@@ -77,8 +77,11 @@ def test_a_watch_fires_for_managed_objects_and_relists_after_410(state, member):
         member._generation += 1  # the server ends open watches (as kube-apiserver does on timeout)
         fired.wait_for("member: member1 ConfigMap re-listed")
         member.store._history_floor = 0
-        time.sleep(0.5)  # a stream begun before the reset may have listed once more
-        seen = len(fired.reasons)
+        # a stream begun before the reset may list once more: wait until the re-lists stop
+        seen = -1
+        while seen != len(fired.reasons):
+            seen = len(fired.reasons)
+            time.sleep(0.5)
         member.store.create(cms, "default", _cm("after-relist", managed=True))
         fired.wait_for("default/after-relist", since=seen)  # watching again, from the new list
         assert watch.is_alive()
