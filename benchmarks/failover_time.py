@@ -7,11 +7,13 @@ Deployments of 3 replicas divided 1:1:1 over them by one PropagationPolicy whose
 tolerate the not-ready/unreachable NoExecute taints for T seconds, Karmada's default thresholds
 (clusterFailureThreshold 30 s, clusterSuccessThreshold 30 s, clusterStatusUpdateFrequency 10 s).
 The loop runs; once every Deployment is on its members, member2's API server is stopped (SIGSTOP:
-it accepts connections and never answers, the hardest outage to notice). Printed:
+it accepts connections and never answers) and killed 2 s later (connection refused). Printed:
 
   failover   seconds from the stop until every replica that was on member2 is applied on member1
              and member3 (target: threshold + T + frequency + 2 s)
-  recovery   seconds from the SIGCONT until member2's Cluster is Ready again in the status files
+  recovery   seconds from member2's API server started again (same ports, same etcd) until its
+             Cluster is Ready again in the status files (a real API server's own start, about 5 s,
+             included)
              (target: success threshold + frequency + 2 s)
 
 Part 2 (--idle-n N, e.g. 10000; emulated members from `karmactl local-up`): N Deployments x 3
@@ -147,6 +149,41 @@ def ready(state: Path, name: str) -> str:
     return next((c["status"] for c in conds if c["type"] == "Ready"), "")
 
 
+HANG_SECONDS = 2.0
+"""How long member2 hangs (SIGSTOP) before it is killed."""
+
+
+def _killer(member):
+    """(stop, start) for a real member: SIGSTOP its kube-apiserver, SIGKILL it :data:`HANG_SECONDS`
+    later; start it again with the same command line, ports and etcd (the shared tool's start.sh
+    cannot restart on existing data), recording the new pid where stop.sh looks for it."""
+    saved: dict = {}
+
+    def stop() -> None:
+        pid = int(member.env()["APISERVER_PID"])
+        proc = Path(f"/proc/{pid}")
+        saved.update(argv=(proc / "cmdline").read_bytes().split(b"\0")[:-1], cwd=os.readlink(proc / "cwd"),
+                     env=dict(line.split(b"=", 1) for line in (proc / "environ").read_bytes().split(b"\0") if b"=" in line))
+        os.kill(pid, signal.SIGSTOP)
+        time.sleep(HANG_SECONDS)
+        os.kill(pid, signal.SIGKILL)
+        os.kill(pid, signal.SIGCONT)
+
+    def start() -> None:
+        if not saved:
+            return
+        log = open(member.dir / "kube-apiserver.restarted.log", "wb")
+        new = subprocess.Popen(saved["argv"], cwd=saved["cwd"], env=saved["env"], stdin=subprocess.DEVNULL,
+                               stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        env_file = member.dir / "member.env"
+        lines = [f"APISERVER_PID={new.pid}" if ln.startswith("APISERVER_PID=") else ln
+                 for ln in env_file.read_text().splitlines()]
+        env_file.write_text("\n".join(lines) + "\n")
+        saved.clear()
+
+    return stop, start
+
+
 def failover(workdir: Path, n: int, toleration: int, real: bool) -> dict:
     """One failover and recovery; returns the figures."""
     root = workdir / f"t{toleration}"
@@ -162,7 +199,7 @@ def failover(workdir: Path, n: int, toleration: int, real: bool) -> dict:
             m = ka.start_member(name, root / "members" / name)
             members[name] = m
             stops.append(m.stop)
-        pause, resume = members["member2"].pause, members["member2"].unpause
+        pause, resume = _killer(members["member2"])
         for name, m in members.items():
             shutil.copy(m.kubeconfig, state / ".karmactl" / "kubeconfigs" / name)
     else:
@@ -173,8 +210,15 @@ def failover(workdir: Path, n: int, toleration: int, real: bool) -> dict:
             members[name] = srv
             stops.append(srv.close)
             srv.write_kubeconfig(str(state / ".karmactl" / "kubeconfigs" / name), context=name)
-        pause = lambda: members["member2"].set_hang(True)  # noqa: E731 - accepts and never answers
-        resume = lambda: members["member2"].set_hang(False)  # noqa: E731
+        def pause():  # hangs for a moment (accepts, never answers), then is gone (connection refused)
+            members["member2"].set_hang(True)
+            time.sleep(HANG_SECONDS)
+            members["member2"].set_hang(False)
+            members["member2"].stop()
+
+        def resume():
+            if not members["member2"].running:
+                members["member2"].start()
     try:
         for name in names:
             kubeconfigs[name] = state / ".karmactl" / "kubeconfigs" / name
@@ -184,8 +228,8 @@ def failover(workdir: Path, n: int, toleration: int, real: bool) -> dict:
         loop = Loop(state, root / "watch.log")
         try:
             settle = wait("the first placement", lambda: all(len(replicas_on(apis[c])) == n for c in names), loop, 600)
-            pause()
             stopped = time.monotonic()
+            pause()
             survivors = ("member1", "member3")
 
             def moved() -> bool:

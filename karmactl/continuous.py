@@ -292,7 +292,10 @@ class ControlLoop:
         try:
             # a pass a probe triggered runs at the probe's clock: a failure's first sighting is
             # recorded when it was seen, not after the pass's own probe timed out again
-            now, self._observed_at = self._observed_at or self.clock(), None
+            probed_at, self._observed_at = self._observed_at, None
+            now = probed_at or self.clock()
+            if probed_at and hasattr(self.members, "reuse_probe_at"):
+                self.members.reuse_probe_at = probed_at  # the probe just made at this clock stands
             with self.locked():
                 report = run(self.store, RunOptions(now=now, offline=self.options.offline), self.members)
             record.report = report

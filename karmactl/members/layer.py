@@ -107,6 +107,9 @@ class MemberLayer:
         self._copies: dict = {}
         self._observed: frozenset | None = None
         self._knobs = Knobs()
+        self._probe_memo: tuple = (None, {})  # (now, {Cluster key: (Cluster, ProbeResult)}) of the last probe
+        self.reuse_probe_at: str | None = None
+        """The clock of a probe whose answers the next :meth:`probe` at that clock may use again."""
         self._knob_warnings: list = []
 
     @classmethod
@@ -202,7 +205,10 @@ class MemberLayer:
         """Collect every Cluster's status (§4.1) into its overlay; returns a new snapshot.
 
         Members are probed concurrently; failures go to ``report.member_errors[cluster]``.
-        Nothing changes in an overlay whose status did not change.
+        Nothing changes in an overlay whose status did not change. When :attr:`reuse_probe_at`
+        equals ``now`` (set by the continuous loop, ``karmactl/continuous.py``, for the pass a probe
+        called for, run at the probe's clock), the answers of that probe are used again for the
+        Clusters unchanged since, once: a hung member would otherwise cost its timeout twice.
         """
         from karmactl.controllers import cluster_status
         from karmactl.members.probing import ProbeResult, probe_member, status_overlay
@@ -216,7 +222,12 @@ class MemberLayer:
         keys = snap.keys_of_kind(*CLUSTER)
         clusters = {k: snap.user[k] for k in keys}
 
+        memo_now, memo = self._probe_memo if self.reuse_probe_at == now else (None, {})
+        self.reuse_probe_at = None
+
         def one(key):
+            if memo_now == now and key in memo and memo[key][0] == clusters[key]:
+                return memo[key][1]
             client, error = self._client(clusters[key])
             if client is None:
                 return ProbeResult(client_error=error, error=f"failed to create a ClusterClient: {error}")
@@ -224,6 +235,7 @@ class MemberLayer:
 
         with self._pool(len(keys)) as pool:
             results = dict(zip(keys, pool.map(one, keys)))
+        self._probe_memo = (now, {key: (clusters[key], results[key]) for key in keys})
         out = snap.copy_computed()
         for key in keys:
             result = results[key]
