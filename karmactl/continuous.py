@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from karmactl.api.objects import seconds_between
+from karmactl.api.objects import parse_time, seconds_between
 from karmactl.reconcile import RunOptions, RunReport, run
 
 IGNORED_TOP = ("computed", ".karmactl", ".git")
@@ -213,9 +213,21 @@ def summarize(reasons: list) -> str:
     return ", ".join(others)
 
 
-def next_wake(snap, now: str, settings) -> float | None:
-    """Seconds from ``now`` to the earliest wake time after ``now`` of the pipeline's controllers
-    over the computed snapshot ``snap`` (:func:`karmactl.controllers.registry.wake_times`), or None.
+def seconds_until(when: str, epoch: float) -> float:
+    """Seconds from ``epoch`` (Unix time, sub-second) to the RFC 3339 time ``when``. The clock's
+    strings have whole seconds: measured from the exact time, a pass started once this many seconds
+    have passed reads a clock at or after ``when``.
+
+    Raises:
+        ValueError: ``when`` does not parse.
+    """
+    return parse_time(when).timestamp() - epoch
+
+
+def next_wake(snap, now: str, settings, epoch: float | None = None) -> float | None:
+    """Seconds from ``now`` (or from the exact Unix time ``epoch``, see :func:`seconds_until`) to the
+    earliest wake time after ``now`` of the pipeline's controllers over the computed snapshot
+    ``snap`` (:func:`karmactl.controllers.registry.wake_times`), or None.
 
     Wake times at or before ``now`` (a Lua customization reads the clock: "due at every run") are not
     a reason to run again at once: the probe and resync cadence covers them.
@@ -225,7 +237,9 @@ def next_wake(snap, now: str, settings) -> float | None:
     best = None
     for _key, when in wake_times(snap, now, settings):
         try:
-            delta = seconds_between(now, when)
+            if seconds_between(now, when) <= 0:
+                continue
+            delta = seconds_until(when, epoch) if epoch is not None else seconds_between(now, when)
         except ValueError:
             continue
         if delta > 0 and (best is None or delta < best):
@@ -357,8 +371,8 @@ class ControlLoop:
             probing = not self.options.offline and self.members is not None and self.last is not None
             probe_at = last_probe + self.frequency() if probing else inf
             threshold = self._threshold_in() if probing else None
-            if threshold is not None:  # a Ready flip is due: probe at that moment (+1 s: clock seconds)
-                probe_at = min(probe_at, now_m + threshold + 1.0)
+            if threshold is not None:  # a Ready flip is due: probe at that moment
+                probe_at = min(probe_at, now_m + threshold + 0.05)
             resync_at = last_pass + self.options.resync
             fired = self.triggers.wait(min(wake_at, probe_at, resync_at, settle_at) - now_m)
             if fired:
@@ -461,7 +475,7 @@ class ControlLoop:
         if self.last is None or self.settings is None:
             return None
         try:
-            return next_wake(self.last, self.clock(), self.settings)
+            return next_wake(self.last, self.clock(), self.settings, time.time())
         except Exception:  # noqa: BLE001 - a snapshot the controllers cannot read: the next pass says why
             return None
 
@@ -472,14 +486,14 @@ class ControlLoop:
 
         if self.last is None or self.settings is None or self.options.offline:
             return None
-        now = self.clock()
+        epoch = time.time()
         best = None
         for key in self.last.keys_of_kind("cluster.karmada.io", "Cluster"):
             due = threshold_due(self.last.overlays.get(key), self.settings.success_threshold,
                                 self.settings.failure_threshold)
             if due is not None:
                 try:
-                    delta = max(0.0, seconds_between(now, due))
+                    delta = max(0.0, seconds_until(due, epoch))
                 except ValueError:
                     continue
                 best = delta if best is None else min(best, delta)

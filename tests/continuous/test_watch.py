@@ -152,7 +152,8 @@ def test_watch_follows_edits_fails_over_and_recovers(state, fleet):
                                      capture_output=True, text=True, timeout=LIMIT)
             assert patched.returncode == 0, patched.stderr
             until("the hand edit undone", lambda: replicas(fleet) == {"member1": 2, "member2": 4}, loop)
-            assert "(member: member2 Deployment default/nginx" in loop.text()
+            until("the pass the watch triggered", lambda: "(member: member2 Deployment default/nginx" in loop.text(),
+                  loop)
 
         # member1 stops answering: Ready goes False after the threshold, it is tainted and its
         # replicas move to member2, with no command run
@@ -162,12 +163,12 @@ def test_watch_follows_edits_fails_over_and_recovers(state, fleet):
         taints = json.loads((state / "computed" / "status" / "clusters.cluster.karmada.io" / "member1.json")
                             .read_text()).get("spec", {}).get("taints") or []
         assert any(t["key"] == "cluster.karmada.io/not-ready" and t["effect"] == "NoExecute" for t in taints)
-        assert "member member1:" in loop.text()  # the failing member is logged, the loop goes on
+        until("the failing member logged", lambda: "member member1:" in loop.text(), loop)  # the loop goes on
 
         # member1 returns: Ready again after the success threshold
         fleet["member1"].start()
         until("member1 Ready again", lambda: ready(state, "member1") == "True", loop)
-        assert "cluster status: member1" in loop.text()
+        until("the pass a probe called for", lambda: "cluster status: member1" in loop.text(), loop)
     finally:
         code = loop.stop()
     assert code == 143, loop.text()
