@@ -204,7 +204,7 @@ def test_watch_offline_recomputes_on_file_changes_only(state, tmp_path):
         deploy = state / "apps" / "nginx.yaml"
         deploy.write_text(deploy.read_text().replace("replicas: 3", "replicas: 5"))
         until("the edit computed", lambda: '"replicas": 5' in rb.read_text(), loop)
-        assert "files: apps/nginx.yaml" in loop.text()
+        until("the pass the edit triggered", lambda: "files: apps/nginx.yaml" in loop.text(), loop)
         # a broken edit is reported and the loop waits for the next one
         deploy.write_text(deploy.read_text().replace("replicas: 5", 'replicas: "five"'))
         until("the error logged", lambda: "spec.replicas" in loop.text(), loop)
