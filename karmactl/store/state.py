@@ -935,17 +935,10 @@ def compile_ignore(lines: list[str], display: str):
     """``lines`` (gitignore syntax) as a ``pathspec.GitIgnoreSpec`` matched by RE2 (linear time).
 
     Raises:
-        InputError: a pattern pathspec or RE2 refuses, naming ``display`` and the line; or
-            ``google-re2`` is missing (a dependency of karmactl: without it a hostile pattern
-            could hang the run).
+        InputError: a pattern pathspec or RE2 refuses, naming ``display`` and the line.
     """
     import pathspec  # only when there is an ignore file: it is slow to import
 
-    try:
-        import re2  # noqa: F401
-    except ImportError:
-        raise InputError("matching it needs the google-re2 package (a dependency of karmactl: "
-                         "pip install google-re2)", display) from None
     try:
         return pathspec.GitIgnoreSpec.from_lines(lines, backend="re2")
     except Exception as whole:  # noqa: BLE001 - pathspec's and re2's errors: the bad line is named

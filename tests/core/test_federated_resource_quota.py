@@ -184,8 +184,10 @@ def test_without_the_gate_the_scheduler_ignores_overall(cli, state):
     assert "overallUsed" not in quota["status"]  # summed from the members' ResourceQuotas: none observed offline
 
 
-def test_export_hands_the_quota_over_with_the_feature_gate(cli, state, tmp_path):
+def test_export_hands_the_quota_over_with_the_feature_gate(cli, state, tmp_path, monkeypatch):
     from tests.export.test_export import documents, find, member_clusters
+
+    monkeypatch.setenv("KARMACTL_KUBECONFIG_DIR", str(tmp_path))  # member_clusters' kubeconfig is beside the state
 
     member_clusters(state)
     write(state / "quota.yaml", QUOTA + "---" + GATE_ON)

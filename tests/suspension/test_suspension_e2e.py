@@ -47,6 +47,7 @@ ALL = ("member1", "member2", "member3")
 @pytest.fixture
 def members(tmp_path, state, monkeypatch):
     monkeypatch.setenv("KARMACTL_MEMBER_TIMEOUT", "2")
+    monkeypatch.setenv("KARMACTL_KUBECONFIG_DIR", str(tmp_path))  # Members keeps kubeconfigs in tmp_path
     m = Members(tmp_path, state)
     for name in ALL:
         m.start(name)
