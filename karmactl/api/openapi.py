@@ -390,26 +390,13 @@ def _scan(value: Any, compiled: tuple | None, path: str, unknown: list, collect:
         return False
     if enum is not None and not (type(value) is str and value in enum):
         return False
-    if one_of is not None and sum(1 for b in one_of if _scan(value, b, path, unknown, False)) != 1:
+    if one_of is not None and not _one_branch(value, one_of, path, unknown):
         return False
     cls = type(value)
     if cls is dict:
-        return _scan_object(value, props, extra, path, unknown, collect and collect_here, collect)
-    if cls is list and items is not None:
-        sub = _compiled(items)
-        for i, item in enumerate(value):
-            if not _scan(item, sub, f"{path}[{i}]", unknown, collect):
-                return False
-    return True
-
-
-def _scan_object(value: dict, props: dict | None, extra: dict | None, path: str, unknown: list,
-                 collect_unknown: bool, collect: bool) -> bool:
-    """:func:`_scan` of a mapping: its declared fields (``props``; the others against ``extra``,
-    listed in ``unknown`` when ``collect_unknown``), or, without properties, every value against
-    ``extra`` (additionalProperties)."""
-    if props is not None:
-        if collect_unknown:
+        if props is None:
+            return _scan_map(value, extra, path, unknown, collect)
+        if collect and collect_here:
             unknown.extend(f"{path}.{k}" if path else k for k in value if k not in props)
         for key, item in value.items():
             sub = props.get(key)
@@ -418,11 +405,33 @@ def _scan_object(value: dict, props: dict | None, extra: dict | None, path: str,
                     return False
             elif extra is not None and not _scan(item, _compiled(extra), "", unknown, False):
                 return False
-    elif extra is not None:
-        sub = _compiled(extra)
-        for key, item in value.items():
-            if not _scan(item, sub, f"{path}[{key}]", unknown, collect):
-                return False
+    elif cls is list and items is not None:
+        return _scan_items(value, _compiled(items), path, unknown, collect)
+    return True
+
+
+def _one_branch(value: Any, one_of: tuple, path: str, unknown: list) -> bool:
+    """Whether ``value`` is valid against exactly one of the compiled ``oneOf`` branches."""
+    return sum(1 for b in one_of if _scan(value, b, path, unknown, False)) == 1
+
+
+def _scan_map(value: dict, extra: dict | None, path: str, unknown: list, collect: bool) -> bool:
+    """:func:`_scan` of a mapping without properties: every value against its additionalProperties
+    (``extra``; none: anything goes)."""
+    if extra is None:
+        return True
+    compiled = _compiled(extra)
+    for key, item in value.items():
+        if not _scan(item, compiled, f"{path}[{key}]", unknown, collect):
+            return False
+    return True
+
+
+def _scan_items(value: list, compiled: tuple | None, path: str, unknown: list, collect: bool) -> bool:
+    """:func:`_scan` of an array: every item against its items schema."""
+    for i, item in enumerate(value):
+        if not _scan(item, compiled, f"{path}[{i}]", unknown, collect):
+            return False
     return True
 
 
