@@ -36,7 +36,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from karmactl.api.objects import parse_time, seconds_between
 from karmactl.reconcile import RunOptions, RunReport, run
@@ -260,6 +260,22 @@ def cluster_status_changed(members, snap, now: str) -> list:
     return sorted(changed)
 
 
+def _dispatched_kinds(snap: Any, clusters: dict) -> dict[str, set[tuple[str, str]]]:
+    """``{cluster: {(apiVersion, kind)}}`` of the manifests the Works of ``snap`` dispatch to the
+    Clusters of ``clusters`` (by name)."""
+    from karmactl.controllers.names import cluster_of_execution_namespace
+
+    kinds: dict = {}
+    for wkey, work in snap.works.items():
+        cluster = cluster_of_execution_namespace(wkey[2])
+        if cluster is None or cluster not in clusters:
+            continue
+        for m in ((work.get("spec") or {}).get("workload") or {}).get("manifests") or []:
+            if isinstance(m, dict) and m.get("apiVersion") and m.get("kind"):
+                kinds.setdefault(cluster, set()).add((m["apiVersion"], m["kind"]))
+    return kinds
+
+
 class ControlLoop:
     """The continuous control loop over one state directory (see the module docstring).
 
@@ -402,51 +418,56 @@ class ControlLoop:
         clients, nothing is watched (the settle passes and the resync stand in)."""
         if self.options.offline or self.members is None or not hasattr(self.members, "watch_client"):
             return
-        from karmactl.controllers.names import cluster_of_execution_namespace
         from karmactl.members.watching import MemberWatches
 
         if self.watches is None:
             self.watches = MemberWatches(self.triggers.fire)
         snap = self.last
         clusters = {k[3]: snap.user[k] for k in snap.keys_of_kind("cluster.karmada.io", "Cluster")}
-        kinds: dict = {}
-        for wkey, work in snap.works.items():
-            cluster = cluster_of_execution_namespace(wkey[2])
-            if cluster is None or cluster not in clusters:
-                continue
-            for m in ((work.get("spec") or {}).get("workload") or {}).get("manifests") or []:
-                if isinstance(m, dict) and m.get("apiVersion") and m.get("kind"):
-                    kinds.setdefault(cluster, set()).add((m["apiVersion"], m["kind"]))
+        kinds = _dispatched_kinds(snap, clusters)
         wanted: dict = {}
         for cluster, pairs in sorted(kinds.items()):
-            held = self._watch_clients.get(cluster)
-            if held is not None and held[0] is not clusters[cluster] and held[0] != clusters[cluster]:
-                held[1].close()
-                held = None
-            if held is None:
-                if cluster in report.member_errors:
-                    continue
-                try:
-                    held = (clusters[cluster], self.members.watch_client(clusters[cluster], len(pairs) + 1))
-                except Exception:  # noqa: BLE001 - no client: this member's changes wait for the resync
-                    continue
-                self._watch_clients[cluster] = held
-            client = held[1]
-            for api_version, kind in sorted(pairs):
-                key = (cluster, api_version, kind)
-                if key in self.watches.watches and self.watches.watches[key].is_alive():
-                    wanted[key] = (client, self.watches.watches[key].path)
-                    continue
-                if cluster in report.member_errors:
-                    continue
-                try:
-                    resource = client.resource_for(api_version, kind)
-                except Exception:  # noqa: BLE001 - discovery failed: try again after the next pass
-                    resource = None
-                wanted[key] = (client, resource.path() if resource is not None else None)
+            client = self._watch_client(cluster, clusters[cluster], len(pairs) + 1, report)
+            if client is not None:
+                self._want_watches(cluster, client, pairs, report, wanted)
         self.watches.update(wanted)
         for cluster in set(self._watch_clients) - set(kinds):
             self._watch_clients.pop(cluster)[1].close()
+
+    def _watch_client(self, cluster: str, cluster_obj: dict, streams: int, report: RunReport) -> Any:
+        """The watch client of ``cluster`` (one for ``streams`` connections), kept while its Cluster
+        object is unchanged (closed when it changed); a new one built unless the member failed this
+        pass. None when there is none: its changes wait for the resync."""
+        held = self._watch_clients.get(cluster)
+        if held is not None and held[0] is not cluster_obj and held[0] != cluster_obj:
+            held[1].close()
+            held = None
+        if held is None:
+            if cluster in report.member_errors:
+                return None
+            try:
+                held = (cluster_obj, self.members.watch_client(cluster_obj, streams))
+            except Exception:  # noqa: BLE001 - no client: this member's changes wait for the resync
+                return None
+            self._watch_clients[cluster] = held
+        return held[1]
+
+    def _want_watches(self, cluster: str, client: Any, pairs: set, report: RunReport, wanted: dict) -> None:
+        """Add to ``wanted`` ``{(cluster, apiVersion, kind): (client, path or None)}`` for each of
+        ``pairs`` on ``cluster``: a live watch keeps its path; a new one (unless the member failed
+        this pass) gets the path discovery gives (None when discovery failed: retried next pass)."""
+        for api_version, kind in sorted(pairs):
+            key = (cluster, api_version, kind)
+            if key in self.watches.watches and self.watches.watches[key].is_alive():
+                wanted[key] = (client, self.watches.watches[key].path)
+                continue
+            if cluster in report.member_errors:
+                continue
+            try:
+                resource = client.resource_for(api_version, kind)
+            except Exception:  # noqa: BLE001 - discovery failed: try again after the next pass
+                resource = None
+            wanted[key] = (client, resource.path() if resource is not None else None)
 
     def watching(self) -> bool:
         """Whether every kind the Works dispatch is being watched on its member."""

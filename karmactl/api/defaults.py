@@ -12,7 +12,7 @@ Run order on load: ``normalize_aliases`` -> ``default_object`` -> ``validate_obj
 from __future__ import annotations
 
 from karmactl.api import constants as C
-from karmactl.api.kinds import BUILTIN_KINDS, group_of
+from karmactl.api.kinds import BUILTIN_KINDS, KindInfo, group_of
 from karmactl.api.objects import deepcopy, permanent_id
 from karmactl.api.validation_fields import FieldError
 
@@ -144,15 +144,7 @@ def default_object(obj: dict, copy: bool = True) -> dict:
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     info = _KINDS.get((group_of(api_version), kind)) if isinstance(api_version, str) and isinstance(kind, str) else None
     if info is None or not info.karmada:
-        # templates only get a namespace: copy just the top level and metadata (no deep copy of
-        # the spec, which is the bulk of a 10,000-template run)
-        out = dict(obj)
-        meta = out.get("metadata")
-        if info is not None and info.namespaced and isinstance(meta, dict) and not meta.get("namespace"):
-            out["metadata"] = dict(meta, namespace="default")
-        if (api_version, kind) == ("v1", "Secret"):
-            _fold_string_data(out)
-        return out
+        return _default_template(obj, info)
     out = deepcopy(obj) if copy else obj
     meta = out.get("metadata")
     if info.namespaced and isinstance(meta, dict) and not meta.get("namespace"):
@@ -169,15 +161,34 @@ def default_object(obj: dict, copy: bool = True) -> dict:
     elif kind == "OverridePolicy":
         _default_selector_namespaces(spec, namespace)
     elif kind in _BINDING_KINDS:
-        _set(spec, "conflictResolution", "Abort")
-        if isinstance(spec.get("schedulePriority"), dict):
-            _set(spec["schedulePriority"], "priority", 0)
-        if isinstance(spec.get("placement"), dict):
-            _default_replica_scheduling_type(spec["placement"])
-        _default_failover(spec.get("failover"))
+        _default_binding(spec)
     elif kind == "Cluster":
         _default_cluster(spec)
     return out
+
+
+def _default_template(obj: dict, info: KindInfo | None) -> dict:
+    """:func:`default_object` of a resource template (``info``: its built-in kind, None when
+    unknown): only a namespace, and a Secret's ``stringData`` folded. Copies just the top level
+    and metadata (no deep copy of the spec, which is the bulk of a 10,000-template run)."""
+    out = dict(obj)
+    meta = out.get("metadata")
+    if info is not None and info.namespaced and isinstance(meta, dict) and not meta.get("namespace"):
+        out["metadata"] = dict(meta, namespace="default")
+    if (obj.get("apiVersion"), obj.get("kind")) == ("v1", "Secret"):
+        _fold_string_data(out)
+    return out
+
+
+def _default_binding(spec: dict) -> None:
+    """The CRD defaults of a (Cluster)ResourceBinding's spec, in place: ``conflictResolution: Abort``,
+    ``schedulePriority.priority: 0``, the placement's replica scheduling type and failover defaults."""
+    _set(spec, "conflictResolution", "Abort")
+    if isinstance(spec.get("schedulePriority"), dict):
+        _set(spec["schedulePriority"], "priority", 0)
+    if isinstance(spec.get("placement"), dict):
+        _default_replica_scheduling_type(spec["placement"])
+    _default_failover(spec.get("failover"))
 
 
 def _fold_string_data(secret: dict) -> None:

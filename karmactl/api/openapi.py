@@ -320,28 +320,41 @@ def _compiled(schema: dict) -> tuple | None:
     parts = [schema]
     while isinstance(parts[-1].get("$ref"), str):
         parts.append(definitions()[parts[-1]["$ref"][len(_REF):]])
-    last = parts[-1]
-    out: tuple | None = None
-    keywords = [k for part in parts for k in part if k != "$ref" and not k.startswith("x-")]
-    structural = [k for part in parts[:-1] for k in part if k in ("properties", "additionalProperties", "items")]
-    if (all(k in _HANDLED or k in _ANNOTATIONS for k in keywords) and not structural
-            and len([k for k in keywords if k in _HANDLED]) == len({k for k in keywords if k in _HANDLED})):
-        merged = {k: v for part in parts for k, v in part.items()}
-        types = merged.get("type")
-        enum = merged.get("enum")
-        extra = merged.get("additionalProperties")
-        one_of = merged.get("oneOf")
-        ok = ((enum is None or all(isinstance(e, str) for e in enum))
-              and (extra is None or isinstance(extra, dict))
-              and (one_of is None or all(set(b) <= {"type"} for b in one_of)))
-        if ok:
-            branches = tuple(_compiled(b) for b in one_of) if one_of is not None else None
-            out = (frozenset([types] if isinstance(types, str) else types) if types is not None else None,
-                   frozenset(enum) if enum is not None else None,
-                   last.get("properties"), extra, merged.get("items"), branches,
-                   not last.get("x-kubernetes-preserve-unknown-fields") and extra is None)
+    out = _compile_chain(parts) if _keywords_handled(parts) else None
     _COMPILED[id(schema)] = out
     return out
+
+
+def _keywords_handled(parts: list[dict]) -> bool:
+    """Whether a ``$ref`` chain (``parts``, the referring schemas then the referred one) uses only
+    keywords :func:`_scan` evaluates or that assert nothing, each evaluated keyword once, and
+    structure (properties, additionalProperties, items) only in the last schema."""
+    keywords = [k for part in parts for k in part if k != "$ref" and not k.startswith("x-")]
+    structural = [k for part in parts[:-1] for k in part if k in ("properties", "additionalProperties", "items")]
+    return (all(k in _HANDLED or k in _ANNOTATIONS for k in keywords) and not structural
+            and len([k for k in keywords if k in _HANDLED]) == len({k for k in keywords if k in _HANDLED}))
+
+
+def _compile_chain(parts: list[dict]) -> tuple | None:
+    """The :func:`_compiled` tuple of a ``$ref`` chain whose keywords are handled, or None when
+    its values are not the ones :func:`_scan` evaluates (an enum of non-strings, a boolean
+    additionalProperties, oneOf branches with more than a type)."""
+    last = parts[-1]
+    merged = {k: v for part in parts for k, v in part.items()}
+    types = merged.get("type")
+    enum = merged.get("enum")
+    extra = merged.get("additionalProperties")
+    one_of = merged.get("oneOf")
+    ok = ((enum is None or all(isinstance(e, str) for e in enum))
+          and (extra is None or isinstance(extra, dict))
+          and (one_of is None or all(set(b) <= {"type"} for b in one_of)))
+    if not ok:
+        return None
+    branches = tuple(_compiled(b) for b in one_of) if one_of is not None else None
+    return (frozenset([types] if isinstance(types, str) else types) if types is not None else None,
+            frozenset(enum) if enum is not None else None,
+            last.get("properties"), extra, merged.get("items"), branches,
+            not last.get("x-kubernetes-preserve-unknown-fields") and extra is None)
 
 
 def _type_ok(value: Any, types: frozenset) -> bool:
@@ -377,30 +390,48 @@ def _scan(value: Any, compiled: tuple | None, path: str, unknown: list, collect:
         return False
     if enum is not None and not (type(value) is str and value in enum):
         return False
-    if one_of is not None and sum(1 for b in one_of if _scan(value, b, path, unknown, False)) != 1:
+    if one_of is not None and not _one_branch(value, one_of, path, unknown):
         return False
     cls = type(value)
     if cls is dict:
-        if props is not None:
-            if collect and collect_here:
-                unknown.extend(f"{path}.{k}" if path else k for k in value if k not in props)
-            for key, item in value.items():
-                sub = props.get(key)
-                if sub is not None:
-                    if not _scan(item, _compiled(sub), f"{path}.{key}" if path else key, unknown, collect):
-                        return False
-                elif extra is not None and not _scan(item, _compiled(extra), "", unknown, False):
+        if props is None:
+            return _scan_map(value, extra, path, unknown, collect)
+        if collect and collect_here:
+            unknown.extend(f"{path}.{k}" if path else k for k in value if k not in props)
+        for key, item in value.items():
+            sub = props.get(key)
+            if sub is not None:
+                if not _scan(item, _compiled(sub), f"{path}.{key}" if path else key, unknown, collect):
                     return False
-        elif extra is not None:
-            sub = _compiled(extra)
-            for key, item in value.items():
-                if not _scan(item, sub, f"{path}[{key}]", unknown, collect):
-                    return False
-    elif cls is list and items is not None:
-        sub = _compiled(items)
-        for i, item in enumerate(value):
-            if not _scan(item, sub, f"{path}[{i}]", unknown, collect):
+            elif extra is not None and not _scan(item, _compiled(extra), "", unknown, False):
                 return False
+    elif cls is list and items is not None:
+        return _scan_items(value, _compiled(items), path, unknown, collect)
+    return True
+
+
+def _one_branch(value: Any, one_of: tuple, path: str, unknown: list) -> bool:
+    """Whether ``value`` is valid against exactly one of the compiled ``oneOf`` branches."""
+    return sum(1 for b in one_of if _scan(value, b, path, unknown, False)) == 1
+
+
+def _scan_map(value: dict, extra: dict | None, path: str, unknown: list, collect: bool) -> bool:
+    """:func:`_scan` of a mapping without properties: every value against its additionalProperties
+    (``extra``; none: anything goes)."""
+    if extra is None:
+        return True
+    compiled = _compiled(extra)
+    for key, item in value.items():
+        if not _scan(item, compiled, f"{path}[{key}]", unknown, collect):
+            return False
+    return True
+
+
+def _scan_items(value: list, compiled: tuple | None, path: str, unknown: list, collect: bool) -> bool:
+    """:func:`_scan` of an array: every item against its items schema."""
+    for i, item in enumerate(value):
+        if not _scan(item, compiled, f"{path}[{i}]", unknown, collect):
+            return False
     return True
 
 

@@ -23,6 +23,8 @@ label) need the old object and are not checked here.
 """
 from __future__ import annotations
 
+from typing import Callable
+
 from karmactl.api.defaults import default_object, normalize_aliases
 from karmactl.api.kinds import KindInfo, KindRegistry, group_of
 from karmactl.api.validation_fields import (
@@ -191,35 +193,46 @@ def _karmada_errors(obj: dict, info: KindInfo) -> list[FieldError]:
         return errs
 
     namespace = (obj.get("metadata") or {}).get("namespace") if isinstance(obj.get("metadata"), dict) else None
-    kind = info.kind
-    if kind == "PropagationPolicy":
-        errs += rules.propagation_spec_errors(spec, namespace or "default")
-    elif kind == "ClusterPropagationPolicy":
-        errs += rules.propagation_spec_errors(spec, None)
-    elif kind == "OverridePolicy":
-        errs += rules.override_spec_errors(spec, namespace or "default")
-    elif kind == "ClusterOverridePolicy":
-        errs += rules.override_spec_errors(spec, None)
-    elif kind == "Cluster":
-        errs += rules.cluster_spec_errors(spec)
-        if obj.get("status") is not None:
-            CLUSTER_STATUS.check(obj["status"], "status", errs)
-    elif kind == "ClusterTaintPolicy":
-        errs += rules.cluster_taint_policy_errors(spec)
-    elif kind in ("ResourceBinding", "ClusterResourceBinding"):
-        errs += rules.binding_errors(obj)
-        errs += rules.suspension_errors(spec.get("suspension"))
-    elif kind == "Work":
-        manifests = spec.get("workload", {}).get("manifests") if isinstance(spec.get("workload"), dict) else None
-        for i, manifest in enumerate(manifests if isinstance(manifests, list) else []):
-            if manifest is not None and not isinstance(manifest, dict):
-                errs.append(wrong_type(f"spec.workload.manifests[{i}]", manifest, "object"))
-    elif kind == "MultiClusterIngress":
-        errs += rules.ingress_spec_errors(spec)
-    elif kind == "MultiClusterService":
-        errs += rules.multicluster_service_errors(obj)
-    elif kind == "ResourceInterpreterCustomization":
-        errs += rules.customization_spec_errors(spec)
-    elif kind == "FederatedResourceQuota":
-        errs += rules.federated_resource_quota_errors((obj.get("metadata") or {}).get("name"), spec)
+    spec_rules = _SPEC_RULES.get(info.kind)
+    if spec_rules is not None:
+        errs += spec_rules(obj, spec, namespace)
     return errs
+
+
+# The rules of a Karmada kind's spec beyond its schema (karmactl.api.validation_rules), each
+# (object, spec dict, metadata.namespace or None) -> errors: _karmada_errors.
+
+def _cluster_errors(obj: dict, spec: dict, namespace: str | None) -> list[FieldError]:
+    errs = rules.cluster_spec_errors(spec)
+    if obj.get("status") is not None:
+        CLUSTER_STATUS.check(obj["status"], "status", errs)
+    return errs
+
+
+def _binding_errors(obj: dict, spec: dict, namespace: str | None) -> list[FieldError]:
+    return rules.binding_errors(obj) + rules.suspension_errors(spec.get("suspension"))
+
+
+def _work_errors(obj: dict, spec: dict, namespace: str | None) -> list[FieldError]:
+    manifests = spec.get("workload", {}).get("manifests") if isinstance(spec.get("workload"), dict) else None
+    return [wrong_type(f"spec.workload.manifests[{i}]", manifest, "object")
+            for i, manifest in enumerate(manifests if isinstance(manifests, list) else [])
+            if manifest is not None and not isinstance(manifest, dict)]
+
+
+_SPEC_RULES: dict[str, Callable[[dict, dict, str | None], list[FieldError]]] = {
+    "PropagationPolicy": lambda obj, spec, ns: rules.propagation_spec_errors(spec, ns or "default"),
+    "ClusterPropagationPolicy": lambda obj, spec, ns: rules.propagation_spec_errors(spec, None),
+    "OverridePolicy": lambda obj, spec, ns: rules.override_spec_errors(spec, ns or "default"),
+    "ClusterOverridePolicy": lambda obj, spec, ns: rules.override_spec_errors(spec, None),
+    "Cluster": _cluster_errors,
+    "ClusterTaintPolicy": lambda obj, spec, ns: rules.cluster_taint_policy_errors(spec),
+    "ResourceBinding": _binding_errors,
+    "ClusterResourceBinding": _binding_errors,
+    "Work": _work_errors,
+    "MultiClusterIngress": lambda obj, spec, ns: rules.ingress_spec_errors(spec),
+    "MultiClusterService": lambda obj, spec, ns: rules.multicluster_service_errors(obj),
+    "ResourceInterpreterCustomization": lambda obj, spec, ns: rules.customization_spec_errors(spec),
+    "FederatedResourceQuota": lambda obj, spec, ns: rules.federated_resource_quota_errors(
+        (obj.get("metadata") or {}).get("name"), spec),
+}

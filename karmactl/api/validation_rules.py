@@ -428,17 +428,7 @@ def cluster_spec_errors(spec: dict) -> list[FieldError]:
             msgs = label_value(value)
             if msgs:
                 errs.append(invalid(f"spec.{name}", value, "; ".join(msgs)))
-    zone, zones = spec.get("zone"), spec.get("zones")
-    if zone and zones:
-        errs.append(invalid("spec.zone", zone, "Zone and Zones cannot co-exist"))
-    elif isinstance(zone, str) and zone:
-        msgs = label_value(zone)
-        if msgs:
-            errs.append(invalid("spec.zone", zone, "; ".join(msgs)))
-    else:
-        for i, z in enumerate(_l(zones)):
-            if isinstance(z, str) and label_value(z):
-                errs.append(invalid(index("spec.zones", i), z, "; ".join(label_value(z))))
+    errs += _cluster_zone_errors(spec.get("zone"), spec.get("zones"))
     errs += cluster_taint_errors(spec.get("taints"), "spec.taints")
     models = spec.get("resourceModels")
     if isinstance(models, list) and models:
@@ -446,6 +436,17 @@ def cluster_spec_errors(spec: dict) -> list[FieldError]:
         if err:
             errs.append(err)
     return errs
+
+
+def _cluster_zone_errors(zone: Any, zones: Any) -> list[FieldError]:
+    """``spec.zone`` and ``spec.zones`` of a Cluster: not both, each zone a label value."""
+    if zone and zones:
+        return [invalid("spec.zone", zone, "Zone and Zones cannot co-exist")]
+    if isinstance(zone, str) and zone:
+        msgs = label_value(zone)
+        return [invalid("spec.zone", zone, "; ".join(msgs))] if msgs else []
+    return [invalid(index("spec.zones", i), z, "; ".join(label_value(z)))
+            for i, z in enumerate(_l(zones)) if isinstance(z, str) and label_value(z)]
 
 
 def _parses(text: str) -> bool:
@@ -924,24 +925,7 @@ def crd_errors(crd: dict) -> list[FieldError]:
     elif not isinstance(names, dict):
         errs.append(wrong_type("spec.names", names, "object"))
     else:
-        for part in ("plural", "kind"):
-            value = names.get(part)
-            if not value:
-                errs.append(required(f"spec.names.{part}"))
-            elif not isinstance(value, str):
-                errs.append(wrong_type(f"spec.names.{part}", value, "string"))
-        for part in ("singular", "listKind"):
-            value = names.get(part)
-            if value is not None and not isinstance(value, str):
-                errs.append(wrong_type(f"spec.names.{part}", value, "string"))
-        short = names.get("shortNames")
-        if short is not None:
-            if not isinstance(short, list):
-                errs.append(wrong_type("spec.names.shortNames", short, "array"))
-            else:
-                for i, item in enumerate(short):
-                    if not isinstance(item, str) or not item:
-                        errs.append(invalid(f"spec.names.shortNames[{i}]", item, "must be a non-empty string"))
+        errs += _crd_names_errors(names)
         plural = names.get("plural") if isinstance(names.get("plural"), str) else None
     scope = spec.get("scope")
     if not scope:
@@ -954,37 +938,78 @@ def crd_errors(crd: dict) -> list[FieldError]:
     elif not isinstance(versions, list):
         errs.append(wrong_type("spec.versions", versions, "array"))
     else:
-        seen: set = set()
-        storage = 0
-        for i, version in enumerate(versions):
-            path = f"spec.versions[{i}]"
-            if not isinstance(version, dict):
-                errs.append(wrong_type(path, version, "object"))
-                continue
-            name = version.get("name")
-            if not name:
-                errs.append(required(f"{path}.name"))
-            elif not isinstance(name, str):
-                errs.append(wrong_type(f"{path}.name", name, "string"))
-            else:
-                errs += [invalid(f"{path}.name", name, m) for m in dns1035_label(name)]
-                if name in seen:
-                    errs.append(duplicate(f"{path}.name", repr(name)))
-                seen.add(name)
-            for flag in ("served", "storage"):
-                if version.get(flag) is not None and not isinstance(version.get(flag), bool):
-                    errs.append(wrong_type(f"{path}.{flag}", version.get(flag), "boolean"))
-            storage += version.get("storage") is True
-            schema = version.get("schema")
-            if schema is not None:
-                if not isinstance(schema, dict):
-                    errs.append(wrong_type(f"{path}.schema", schema, "object"))
-                elif schema.get("openAPIV3Schema") is not None and not isinstance(schema["openAPIV3Schema"], dict):
-                    errs.append(wrong_type(f"{path}.schema.openAPIV3Schema", schema["openAPIV3Schema"], "object"))
-        if storage != 1:
-            errs.append(invalid("spec.versions", versions, "must have exactly one version marked as storage version"))
+        errs += _crd_versions_errors(versions)
     meta = crd.get("metadata") if isinstance(crd.get("metadata"), dict) else {}
     if isinstance(group, str) and group and plural and meta.get("name") != f"{plural}.{group}":
         errs.append(invalid("metadata.name", meta.get("name"), f'must be spec.names.plural+"."+spec.group '
                                                                f'("{plural}.{group}")'))
+    return errs
+
+
+def _crd_names_errors(names: dict) -> list[FieldError]:
+    """``spec.names`` of a CRD: plural and kind required strings, singular and listKind strings,
+    shortNames non-empty strings."""
+    errs: list[FieldError] = []
+    for part in ("plural", "kind"):
+        value = names.get(part)
+        if not value:
+            errs.append(required(f"spec.names.{part}"))
+        elif not isinstance(value, str):
+            errs.append(wrong_type(f"spec.names.{part}", value, "string"))
+    for part in ("singular", "listKind"):
+        value = names.get(part)
+        if value is not None and not isinstance(value, str):
+            errs.append(wrong_type(f"spec.names.{part}", value, "string"))
+    short = names.get("shortNames")
+    if short is not None:
+        if not isinstance(short, list):
+            errs.append(wrong_type("spec.names.shortNames", short, "array"))
+        else:
+            for i, item in enumerate(short):
+                if not isinstance(item, str) or not item:
+                    errs.append(invalid(f"spec.names.shortNames[{i}]", item, "must be a non-empty string"))
+    return errs
+
+
+def _crd_versions_errors(versions: list) -> list[FieldError]:
+    """``spec.versions`` of a CRD (a non-empty list): each an object (:func:`_crd_version_errors`),
+    names unique, exactly one storage version."""
+    errs: list[FieldError] = []
+    seen: set = set()
+    storage = 0
+    for i, version in enumerate(versions):
+        path = f"spec.versions[{i}]"
+        if not isinstance(version, dict):
+            errs.append(wrong_type(path, version, "object"))
+            continue
+        errs += _crd_version_errors(version, path, seen)
+        storage += version.get("storage") is True
+    if storage != 1:
+        errs.append(invalid("spec.versions", versions, "must have exactly one version marked as storage version"))
+    return errs
+
+
+def _crd_version_errors(version: dict, path: str, seen: set) -> list[FieldError]:
+    """One version of a CRD at ``path``: its name a DNS-1035 label not in ``seen`` (added to it),
+    served and storage booleans, schema (and its openAPIV3Schema) an object."""
+    errs: list[FieldError] = []
+    name = version.get("name")
+    if not name:
+        errs.append(required(f"{path}.name"))
+    elif not isinstance(name, str):
+        errs.append(wrong_type(f"{path}.name", name, "string"))
+    else:
+        errs += [invalid(f"{path}.name", name, m) for m in dns1035_label(name)]
+        if name in seen:
+            errs.append(duplicate(f"{path}.name", repr(name)))
+        seen.add(name)
+    for flag in ("served", "storage"):
+        if version.get(flag) is not None and not isinstance(version.get(flag), bool):
+            errs.append(wrong_type(f"{path}.{flag}", version.get(flag), "boolean"))
+    schema = version.get("schema")
+    if schema is not None:
+        if not isinstance(schema, dict):
+            errs.append(wrong_type(f"{path}.schema", schema, "object"))
+        elif schema.get("openAPIV3Schema") is not None and not isinstance(schema["openAPIV3Schema"], dict):
+            errs.append(wrong_type(f"{path}.schema.openAPIV3Schema", schema["openAPIV3Schema"], "object"))
     return errs

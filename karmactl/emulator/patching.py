@@ -109,35 +109,44 @@ def strategic_merge(original: Any, patch: Any, field: str | None = None) -> Any:
     for k, v in patch.items():
         if k.startswith("$setElementOrder/"):
             orders[k.split("/", 1)[1]] = v
-            continue
-        if k.startswith("$deleteFromPrimitiveList/"):
+        elif k.startswith("$deleteFromPrimitiveList/"):
             name = k.split("/", 1)[1]
             if isinstance(result.get(name), list):
                 result[name] = [x for x in result[name] if x not in (v or [])]
-            continue
-        if k.startswith("$"):
-            continue
-        if v is None:
-            result.pop(k, None)
-        elif isinstance(v, list):
-            result[k] = _merge_list(result.get(k), v, k)
-        elif isinstance(v, dict):
-            if v.get("$patch") == "delete":
-                result.pop(k, None)
-            else:
-                result[k] = strategic_merge(result.get(k), v, k)
-        else:
-            result[k] = v
+        elif not k.startswith("$"):
+            _merge_field(result, k, v)
     retain = patch.get("$retainKeys")
     if isinstance(retain, list):
         result = {k: v for k, v in result.items() if k in retain}
+    _set_element_orders(result, orders)
+    return result
+
+
+def _merge_field(result: dict, k: str, v: Any) -> None:
+    """One field of a strategic merge patch into ``result``, in place: null or ``$patch: delete``
+    removes it, lists merge by their merge key (:func:`_merge_list`), maps recursively, else replaced."""
+    if v is None:
+        result.pop(k, None)
+    elif isinstance(v, list):
+        result[k] = _merge_list(result.get(k), v, k)
+    elif isinstance(v, dict):
+        if v.get("$patch") == "delete":
+            result.pop(k, None)
+        else:
+            result[k] = strategic_merge(result.get(k), v, k)
+    else:
+        result[k] = v
+
+
+def _set_element_orders(result: dict, orders: dict) -> None:
+    """``$setElementOrder/<field>`` directives: each keyed list of ``result`` sorted, in place, in
+    the order the directive names its elements (the others last)."""
     for name, order in orders.items():
         lst = result.get(name)
         key = merge_key(name, lst) if isinstance(lst, list) else None
         if key and isinstance(order, list):
             rank = {json.dumps(o.get(key)): i for i, o in enumerate(order) if isinstance(o, dict)}
             lst.sort(key=lambda e: rank.get(json.dumps(e.get(key)), len(rank)))
-    return result
 
 
 def _merge_list(original: Any, patch: list, field: str) -> list:
@@ -161,6 +170,13 @@ def _merge_list(original: Any, patch: list, field: str) -> list:
             continue
         left.append(strategic_merge(by_key[k], item, None) if k in by_key else _strip_directives(item))
     right = [copy.deepcopy(o) for o in original if json.dumps(o.get(key)) not in named]
+    return _interleave(left, right, server_index, key)
+
+
+def _interleave(left: list, right: list, server_index: dict, key: str) -> list:
+    """apimachinery's mergeSortedSlice: the patch's items (``left``) and the original's others
+    (``right``) in one list, by their index in the original (``server_index``, by JSON of the
+    merge ``key``'s value) where both have one, ``left``'s first otherwise."""
     result, i, j = [], 0, 0
     while i < len(left) or j < len(right):
         if i < len(left) and j < len(right):
@@ -213,33 +229,48 @@ def field_set(obj: Any, prefix: Path = (), schema: dict | None = None) -> set[Pa
     for k, v in obj.items():
         p = prefix + (f"f:{k}",)
         if schema is not None:
-            sub = _child_schema(schema, k)
-            if sub is None or not v:
-                out.add(p)
-            elif isinstance(v, dict) and sub.get("x-kubernetes-map-type") != "atomic" and (
-                    "properties" in sub or isinstance(sub.get("additionalProperties"), dict)):
-                out |= field_set(v, p, sub)
-            elif isinstance(v, list) and sub.get("x-kubernetes-list-type") == "map" and all(
-                    isinstance(item, dict) for item in v):
-                items = schemas.resolve(sub["items"])[1]
-                for item in v:
-                    kp = p + (_key_element(item, sub.get("x-kubernetes-list-map-keys") or []),)
-                    out.add(kp)
-                    out |= field_set(item, kp, items)
-            elif isinstance(v, list) and sub.get("x-kubernetes-list-type") == "set":
-                out |= {p + ("v:" + json.dumps(item, separators=(",", ":")),) for item in v}
-            else:
-                out.add(p)
-        elif isinstance(v, dict) and v:
-            out |= field_set(v, p)
-        elif isinstance(v, list) and v and (key := merge_key(k, v)):
-            for item in v:
-                kp = p + (_key_element(item, [key]),)
-                out.add(kp)
-                out |= field_set(item, kp)
+            out |= _typed_field_set(v, p, _child_schema(schema, k))
         else:
-            out.add(p)
+            out |= _untyped_field_set(k, v, p)
     return out
+
+
+def _typed_field_set(v: Any, p: Path, sub: dict | None) -> set[Path]:
+    """:func:`field_set` of the value ``v`` at path ``p`` whose schema is ``sub`` (None: undeclared,
+    one field): atomic maps and lists one field, ``map`` lists keyed by their list-map keys, ``set``
+    lists one path per value."""
+    if sub is None or not v:
+        return {p}
+    if isinstance(v, dict) and sub.get("x-kubernetes-map-type") != "atomic" and (
+            "properties" in sub or isinstance(sub.get("additionalProperties"), dict)):
+        return field_set(v, p, sub)
+    if isinstance(v, list) and sub.get("x-kubernetes-list-type") == "map" and all(
+            isinstance(item, dict) for item in v):
+        out: set[Path] = set()
+        items = schemas.resolve(sub["items"])[1]
+        for item in v:
+            kp = p + (_key_element(item, sub.get("x-kubernetes-list-map-keys") or []),)
+            out.add(kp)
+            out |= field_set(item, kp, items)
+        return out
+    if isinstance(v, list) and sub.get("x-kubernetes-list-type") == "set":
+        return {p + ("v:" + json.dumps(item, separators=(",", ":")),) for item in v}
+    return {p}
+
+
+def _untyped_field_set(k: str, v: Any, p: Path) -> set[Path]:
+    """:func:`field_set` of the field ``k`` (value ``v``, path ``p``) of a kind without a schema:
+    maps recursively, lists of objects keyed by their merge key, anything else one field."""
+    if isinstance(v, dict) and v:
+        return field_set(v, p)
+    if isinstance(v, list) and v and (key := merge_key(k, v)):
+        out: set[Path] = set()
+        for item in v:
+            kp = p + (_key_element(item, [key]),)
+            out.add(kp)
+            out |= field_set(item, kp)
+        return out
+    return {p}
 
 
 def to_fields_v1(paths: set[Path]) -> dict:
@@ -346,7 +377,24 @@ def server_side_apply(live: dict, applied: dict, manager: str, api_version: str,
                  and e.get("subresource", "") == subresource), None)
     old_set = from_fields_v1(mine.get("fieldsV1", {})) if mine else set()
     others = [(e, from_fields_v1(e.get("fieldsV1", {}))) for e in entries if e is not mine]
+    _take_over(others, new_set, live, applied, force)
 
+    others_owned = set().union(*(o for _, o in others)) if others else set()
+    result = live
+    _remove_released(result, old_set - new_set, others_owned | new_set)
+    meta_managed = result.get("metadata", {}).pop("managedFields", None)
+    result = strategic_merge(result, applied)
+    del meta_managed
+    result.setdefault("metadata", {})["managedFields"] = _managed_fields(
+        entries, others, mine, new_set, manager, api_version, now, subresource)
+    return result
+
+
+def _take_over(others: list[tuple[dict, set[Path]]], new_set: set[Path], live: dict, applied: dict,
+               force: bool) -> None:
+    """The fields of ``new_set`` other managers own (``others``: (entry, owned paths)) with a live
+    value the applied one changes: with ``force`` taken from their owners (``owned`` edited in
+    place), else ApplyConflict raised naming each (manager, apiVersion, path)."""
     conflicts = []
     for entry, owned in others:
         for p in sorted(new_set & owned):
@@ -360,21 +408,27 @@ def server_side_apply(live: dict, applied: dict, manager: str, api_version: str,
     if conflicts:
         raise ApplyConflict(conflicts)
 
-    others_owned = set().union(*(o for _, o in others)) if others else set()
-    result = live
-    for p in sorted(old_set - new_set, key=len, reverse=True):
-        needed = any(q[:len(p)] == p for q in others_owned | new_set)
+
+def _remove_released(result: dict, released: set[Path], kept: set[Path]) -> None:
+    """Remove from ``result``, in place, the fields the applier owned and no longer applies
+    (``released``) unless a field still owned (``kept``) is at or below them; a keyed element's
+    key fields stay while it exists; maps left empty go too (:func:`_prune`)."""
+    for p in sorted(released, key=len, reverse=True):
+        needed = any(q[:len(p)] == p for q in kept)
         if needed:
             continue
         parent = p[:-1]
         if parent and parent[-1].startswith("k:") and p[-1][2:] in json.loads(parent[-1][2:]):
             continue  # a keyed element keeps its key while it exists
         _delete_path(result, p)
-        _prune(result, p, others_owned | new_set)
-    meta_managed = result.get("metadata", {}).pop("managedFields", None)
-    result = strategic_merge(result, applied)
-    del meta_managed
+        _prune(result, p, kept)
 
+
+def _managed_fields(entries: list[dict], others: list[tuple[dict, set[Path]]], mine: dict | None,
+                    new_set: set[Path], manager: str, api_version: str, now: str, subresource: str) -> list[dict]:
+    """The new ``metadata.managedFields``: the other managers' entries that still own something
+    (their fieldsV1 rewritten), and the applier's Apply entry at its former place (its ``time``
+    kept when its fields did not change)."""
     new_entries = []
     for entry, owned in others:
         if not owned:
@@ -390,5 +444,4 @@ def server_side_apply(live: dict, applied: dict, manager: str, api_version: str,
         mine_new["subresource"] = subresource
     idx = entries.index(mine) if mine else len(new_entries)
     new_entries.insert(min(idx, len(new_entries)), mine_new)
-    result.setdefault("metadata", {})["managedFields"] = new_entries
-    return result
+    return new_entries

@@ -18,7 +18,7 @@ import tempfile
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
 import orjson
@@ -98,6 +98,19 @@ class _HTTPServer(ThreadingHTTPServer):
                 c.close()
             except OSError:
                 pass
+
+
+def _not_found() -> ApiError:
+    """kube-apiserver's 404 for a path it does not serve."""
+    return ApiError(404, "NotFound", "the server could not find the requested resource")
+
+
+def _found(doc: Any) -> Any:
+    """``doc``, a discovery or OpenAPI document the catalogue looked up; raises the 404 of
+    :func:`_not_found` when it is None (no such group, version or path)."""
+    if doc is None:
+        raise _not_found()
+    return doc
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -222,63 +235,73 @@ class Handler(BaseHTTPRequestHandler):
     # ---- routing ---------------------------------------------------------------------------------
 
     def _route(self, method: str, path: str, query: dict) -> None:
-        m = self.member
-        cat = m.catalogue
+        """Answer one request by its path: health checks, the discovery and OpenAPI documents, a
+        group's or group version's resource list, else a resource (:meth:`_resource`). Raises
+        ApiError 404 for a path the server does not serve."""
         if path in ("/healthz", "/readyz", "/livez") or path.startswith(("/healthz/", "/readyz/", "/livez/")):
-            if m.hooks.health != "ok" and not path.startswith("/livez"):
-                self._send(503, "[-]etcd failed: reason withheld\nhealthz check failed\n", "text/plain; charset=utf-8")
-            else:
-                self._send(200, "ok", "text/plain; charset=utf-8")
-            return
-        if path == "/version":
-            return self._send(200, SERVER_VERSION)
-        if path == "/api":
-            return self._send(200, cat.api_versions(f"127.0.0.1:{m.port}"))
-        if path == "/apis":
-            return self._send(200, cat.api_group_list())
-        if path == "/openapi/v2":
-            if "json" not in self.headers.get("Accept", "application/json") and "*/*" not in self.headers.get("Accept", ""):
-                raise ApiError(406, "NotAcceptable", "only application/json is served for /openapi/v2")
-            return self._send(200, cat.openapi_v2())
-        if path == "/openapi/v3":
-            return self._send(200, cat.openapi_index())
+            return self._health(path)
+        document = _DOCUMENTS.get(path)
+        if document is not None:
+            return document(self)
         if path.startswith("/openapi/v3/"):
-            doc = cat.openapi_doc(path[len("/openapi/v3/"):])
-            if doc is None:
-                raise ApiError(404, "NotFound", "the server could not find the requested resource")
-            return self._send(200, doc)
+            return self._send(200, _found(self.member.catalogue.openapi_doc(path[len("/openapi/v3/"):])))
         segs = path.strip("/").split("/")
         if segs[0] == "api" and len(segs) >= 2:
             group, version, rest = "", segs[1], segs[2:]
         elif segs[0] == "apis" and len(segs) >= 2:
             if len(segs) == 2:
-                doc = cat.api_group(segs[1])
-                if doc is None:
-                    raise ApiError(404, "NotFound", "the server could not find the requested resource")
-                return self._send(200, doc)
+                return self._send(200, _found(self.member.catalogue.api_group(segs[1])))
             group, version, rest = segs[1], segs[2], segs[3:]
         else:
-            raise ApiError(404, "NotFound", "the server could not find the requested resource")
+            raise _not_found()
         if not rest:
             if method != "GET":
                 raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
-            doc = cat.resource_list(group, version)
-            if doc is None:
-                raise ApiError(404, "NotFound", "the server could not find the requested resource")
-            return self._send(200, doc)
+            return self._send(200, _found(self.member.catalogue.resource_list(group, version)))
+        return self._resource(method, group, version, rest, query)
+
+    def _health(self, path: str) -> None:
+        """/healthz, /readyz, /livez and their checks: 503 unless the member is healthy (/livez
+        answers ok whatever the health hook says)."""
+        if self.member.hooks.health != "ok" and not path.startswith("/livez"):
+            self._send(503, "[-]etcd failed: reason withheld\nhealthz check failed\n", "text/plain; charset=utf-8")
+        else:
+            self._send(200, "ok", "text/plain; charset=utf-8")
+
+    def _version(self) -> None:
+        return self._send(200, SERVER_VERSION)
+
+    def _core_versions(self) -> None:
+        return self._send(200, self.member.catalogue.api_versions(f"127.0.0.1:{self.member.port}"))
+
+    def _group_list(self) -> None:
+        return self._send(200, self.member.catalogue.api_group_list())
+
+    def _openapi_v2(self) -> None:
+        if "json" not in self.headers.get("Accept", "application/json") and "*/*" not in self.headers.get("Accept", ""):
+            raise ApiError(406, "NotAcceptable", "only application/json is served for /openapi/v2")
+        return self._send(200, self.member.catalogue.openapi_v2())
+
+    def _openapi_index(self) -> None:
+        return self._send(200, self.member.catalogue.openapi_index())
+
+    def _resource(self, method: str, group: str, version: str, rest: list[str], query: dict) -> None:
+        """A resource's path below its group version (``rest``: ``[namespaces, <ns>,] plural[, name[,
+        subresource]]``) to its collection, scale or object handler. Raises ApiError 404 (unknown
+        resource or subresource) or 405 (reviews are only created)."""
         namespace = None
         if rest[0] == "namespaces" and len(rest) >= 3 and rest[2] not in ("status", "finalize"):
             namespace, rest = rest[1], rest[2:]
         plural, name, sub = rest[0], (rest[1] if len(rest) > 1 else None), (rest[2] if len(rest) > 2 else "")
-        rt = cat.lookup(group, version, plural)
+        rt = self.member.catalogue.lookup(group, version, plural)
         if rt is None or len(rest) > 3 or (namespace and not rt.namespaced):
-            raise ApiError(404, "NotFound", "the server could not find the requested resource")
+            raise _not_found()
         if rt.review and (name is not None or method != "POST"):
             raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
         if sub == "finalize" and rt.key == ("", "namespaces"):
             sub = ""
         if sub and not ((sub == "status" and rt.status) or (sub == "scale" and rt.scale)):
-            raise ApiError(404, "NotFound", "the server could not find the requested resource")
+            raise _not_found()
         if name is None:
             return self._collection(method, rt, namespace, query)
         if sub == "scale":
@@ -564,50 +587,101 @@ class Handler(BaseHTTPRequestHandler):
         POST /_emulator/outage {"seconds": 2}      (stop listening, start again after the pause)
         POST /_emulator/throttle {"count": 3, "retryAfter": 1}  (the next API requests get 429)
         """
-        m = self.member
         raw = self._read_body() if method in ("POST", "PUT", "PATCH", "DELETE") else b""
         body = json.loads(raw) if raw else {}
         route = path[len("/_emulator"):] or "/"
-        if route == "/state" and method == "GET":
-            return self._send(200, m.state())
-        if route == "/health" and method == "POST":
-            m.set_health(body["health"])
-        elif route == "/latency" and method == "POST":
-            m.set_latency(float(body.get("seconds", 0)))
-        elif route == "/hang" and method == "POST":
-            m.set_hang(bool(body.get("hang", True)), body.get("maxSeconds"))
-        elif route == "/status" and method == "POST":
-            return self._send(200, m.set_status(body["apiVersion"], body["kind"], body.get("namespace"),
-                                                body["name"], body.get("status") or {}))
-        elif route == "/nodes" and method == "POST":
-            return self._send(200, m.add_node(body["name"], str(body.get("cpu", "8")),
-                                              str(body.get("memory", "32Gi")), str(body.get("pods", "110"))))
-        elif route == "/objects" and method == "GET":
-            if query.get("name"):
-                obj = m.get_object(query["apiVersion"], query["kind"], query.get("namespace"), query["name"])
-                if obj is None:
-                    raise ApiError(404, "NotFound", f'{query["kind"]} "{query["name"]}" not found')
-                return self._send(200, obj)
-            return self._send(200, {"items": m.list_objects(query["apiVersion"], query["kind"],
-                                                            query.get("namespace"))})
-        elif route == "/requests" and method == "GET":
-            return self._send(200, {"items": m.request_log, "writeCount": m.write_count(),
-                                    "maxInFlight": m.request_log_obj.max_in_flight})
-        elif route == "/requests" and method == "DELETE":
-            m.clear_request_log()
-        elif route == "/fake-controller" and method == "POST":
-            m.set_fake_controller(bool(body.get("enabled", True)), body.get("delay"))
-        elif route == "/throttle" and method == "POST":
-            m.hooks.set_throttle(int(body.get("count", 1)), int(body.get("retryAfter", 1)))
-        elif route == "/outage" and method == "POST":
-            seconds = float(body.get("seconds", 1))
-            self._send(200, {"ok": True, "seconds": seconds})
-            self.close_connection = True
-            threading.Thread(target=m._outage, args=(seconds,), daemon=True).start()
-            return
-        else:
+        hook = _HOOKS.get((method, route))
+        if hook is None:
             raise ApiError(404, "NotFound", f"no emulator hook {method} {route}")
-        return self._send(200, m.state())
+        answer = hook(self, body, query)
+        if answer is not None:
+            self._send(200, answer)
+
+    # One method per hook of :meth:`_hook`, each (body, query) -> the JSON to answer 200 with (None:
+    # it answered itself). A hook that sets something answers with the member's state.
+
+    def _hook_state(self, body: Any, query: dict) -> Any:
+        return self.member.state()
+
+    def _hook_health(self, body: Any, query: dict) -> Any:
+        self.member.set_health(body["health"])
+        return self.member.state()
+
+    def _hook_latency(self, body: Any, query: dict) -> Any:
+        self.member.set_latency(float(body.get("seconds", 0)))
+        return self.member.state()
+
+    def _hook_hang(self, body: Any, query: dict) -> Any:
+        self.member.set_hang(bool(body.get("hang", True)), body.get("maxSeconds"))
+        return self.member.state()
+
+    def _hook_status(self, body: Any, query: dict) -> Any:
+        return self.member.set_status(body["apiVersion"], body["kind"], body.get("namespace"), body["name"],
+                                      body.get("status") or {})
+
+    def _hook_nodes(self, body: Any, query: dict) -> Any:
+        return self.member.add_node(body["name"], str(body.get("cpu", "8")), str(body.get("memory", "32Gi")),
+                                    str(body.get("pods", "110")))
+
+    def _hook_objects(self, body: Any, query: dict) -> Any:
+        m = self.member
+        if query.get("name"):
+            obj = m.get_object(query["apiVersion"], query["kind"], query.get("namespace"), query["name"])
+            if obj is None:
+                raise ApiError(404, "NotFound", f'{query["kind"]} "{query["name"]}" not found')
+            return obj
+        return {"items": m.list_objects(query["apiVersion"], query["kind"], query.get("namespace"))}
+
+    def _hook_requests(self, body: Any, query: dict) -> Any:
+        m = self.member
+        return {"items": m.request_log, "writeCount": m.write_count(),
+                "maxInFlight": m.request_log_obj.max_in_flight}
+
+    def _hook_clear_requests(self, body: Any, query: dict) -> Any:
+        self.member.clear_request_log()
+        return self.member.state()
+
+    def _hook_fake_controller(self, body: Any, query: dict) -> Any:
+        self.member.set_fake_controller(bool(body.get("enabled", True)), body.get("delay"))
+        return self.member.state()
+
+    def _hook_throttle(self, body: Any, query: dict) -> Any:
+        self.member.hooks.set_throttle(int(body.get("count", 1)), int(body.get("retryAfter", 1)))
+        return self.member.state()
+
+    def _hook_outage(self, body: Any, query: dict) -> Any:
+        seconds = float(body.get("seconds", 1))
+        self._send(200, {"ok": True, "seconds": seconds})
+        self.close_connection = True
+        threading.Thread(target=self.member._outage, args=(seconds,), daemon=True).start()
+        return None
+
+
+# The test hooks under /_emulator/, by (method, route): Handler._hook.
+_HOOKS: dict[tuple[str, str], Callable[[Handler, Any, dict], Any]] = {
+    ("GET", "/state"): Handler._hook_state,
+    ("POST", "/health"): Handler._hook_health,
+    ("POST", "/latency"): Handler._hook_latency,
+    ("POST", "/hang"): Handler._hook_hang,
+    ("POST", "/status"): Handler._hook_status,
+    ("POST", "/nodes"): Handler._hook_nodes,
+    ("GET", "/objects"): Handler._hook_objects,
+    ("GET", "/requests"): Handler._hook_requests,
+    ("DELETE", "/requests"): Handler._hook_clear_requests,
+    ("POST", "/fake-controller"): Handler._hook_fake_controller,
+    ("POST", "/throttle"): Handler._hook_throttle,
+    ("POST", "/outage"): Handler._hook_outage,
+}
+
+
+# The fixed paths of discovery and OpenAPI, each to its Handler method: Handler._route.
+_DOCUMENTS: dict[str, Callable[[Handler], None]] = {
+    "/version": Handler._version,
+    "/api": Handler._core_versions,
+    "/apis": Handler._group_list,
+    "/openapi/v2": Handler._openapi_v2,
+    "/openapi/v3": Handler._openapi_index,
+}
 
 
 class MemberServer:

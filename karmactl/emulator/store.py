@@ -395,60 +395,88 @@ class Store:
         definition = None if rt.crd else schemas.definition_name(rt.group, rt.version, rt.kind)
         name = (obj.get("metadata") or {}).get("name") or ""
         if definition is not None:
-            if rt.key == ("", "secrets") and isinstance(obj.get("stringData"), dict):
-                data = obj.get("data") if isinstance(obj.get("data"), dict) else {}
-                for key, value in obj.pop("stringData").items():
-                    data[key] = base64.b64encode(str(value).encode()).decode()
-                obj["data"] = data
-            dropped = schemas.prune(obj, definition)
-            if dropped and field_validation == "Strict":
-                raise self._undecodable(rt, "strict decoding error: " + ", ".join(
-                    f'unknown field "{p}"' for p in dropped))
-            if dropped and field_validation != "Ignore" and warnings is not None:
-                warnings.extend(f'unknown field "{p}"' for p in dropped)
-            type_errors, required = schemas.check(obj, definition)
-            if type_errors:
-                path, message = type_errors[0]
-                raise self._undecodable(rt, f"{path}: {message}")
-            if required:
-                raise ApiError(422, "Invalid", f'{rt.kind}{"." + rt.group if rt.group else ""} "{name}" is invalid: '
-                               + ", ".join(f"{p}: Required value" for p in required),
-                               _invalid_details(rt, name, [("FieldValueRequired", p, "Required value")
-                                                           for p in required]))
-            defaults.apply_defaults(obj, definition)
-        spec = obj.get("spec")
+            self._decode_builtin(rt, obj, definition, name, field_validation, warnings)
+        strategy = _STRATEGIES.get(rt.key)
+        if strategy is not None:
+            strategy(self, rt, obj, old, name)
+
+    def _decode_builtin(self, rt: ResourceType, obj: dict, definition: str, name: str,
+                        field_validation: str, warnings: list[str] | None) -> None:
+        """The decoding half of :meth:`_admit` for a built-in kind: Secret ``stringData`` folded into
+        ``data``, undeclared fields pruned (per ``field_validation``), types and required fields
+        checked against the OpenAPI definition, then its defaults applied."""
+        if rt.key == ("", "secrets") and isinstance(obj.get("stringData"), dict):
+            data = obj.get("data") if isinstance(obj.get("data"), dict) else {}
+            for key, value in obj.pop("stringData").items():
+                data[key] = base64.b64encode(str(value).encode()).decode()
+            obj["data"] = data
+        dropped = schemas.prune(obj, definition)
+        if dropped and field_validation == "Strict":
+            raise self._undecodable(rt, "strict decoding error: " + ", ".join(
+                f'unknown field "{p}"' for p in dropped))
+        if dropped and field_validation != "Ignore" and warnings is not None:
+            warnings.extend(f'unknown field "{p}"' for p in dropped)
+        type_errors, required = schemas.check(obj, definition)
+        if type_errors:
+            path, message = type_errors[0]
+            raise self._undecodable(rt, f"{path}: {message}")
+        if required:
+            raise ApiError(422, "Invalid", f'{rt.kind}{"." + rt.group if rt.group else ""} "{name}" is invalid: '
+                           + ", ".join(f"{p}: Required value" for p in required),
+                           _invalid_details(rt, name, [("FieldValueRequired", p, "Required value")
+                                                       for p in required]))
+        defaults.apply_defaults(obj, definition)
+
+    # The registry strategies' own fields (pkg/registry/<group>/<kind>/strategy.go), one per kind;
+    # each takes (rt, obj, old, name) and edits obj in place. Dispatched by _STRATEGIES below.
+
+    def _namespace_strategy(self, rt: ResourceType, obj: dict, old: dict | None, name: str) -> None:
         md = obj["metadata"]
-        if rt.key == ("", "namespaces"):
-            obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
-            obj.setdefault("status", {}).setdefault("phase", "Active")
-            md["labels"] = {**(md.get("labels") or {}), "kubernetes.io/metadata.name": name}
-        elif rt.key == ("", "services") and isinstance(spec, dict):
+        obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
+        obj.setdefault("status", {}).setdefault("phase", "Active")
+        md["labels"] = {**(md.get("labels") or {}), "kubernetes.io/metadata.name": name}
+
+    def _service_strategy(self, rt: ResourceType, obj: dict, old: dict | None, name: str) -> None:
+        spec = obj.get("spec")
+        if isinstance(spec, dict):
             used = {p.get("nodePort") for svc in self._objects.get(rt.key, {}).values()
                     for p in (svc.get("spec") or {}).get("ports") or [] if isinstance(p, dict)}
             defaults.allocate_service(spec, (old or {}).get("spec"), used, random.Random())
-        elif rt.key == ("", "pods") and not old:
+
+    def _pod_strategy(self, rt: ResourceType, obj: dict, old: dict | None, name: str) -> None:
+        if not old:
             obj.setdefault("status", {}).setdefault("phase", "Pending")
-        elif rt.key == ("batch", "jobs") and not old and isinstance(spec, dict) and not spec.get("manualSelector"):
-            # pkg/registry/batch/job/strategy.go generateSelector: the Job's uid selects its pods.
-            uid = md["uid"]
-            template_md = spec.setdefault("template", {}).setdefault("metadata", {})
-            labels = template_md.get("labels") or {}
-            labels.update({"batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": name,
-                           "controller-uid": uid, "job-name": name})
-            template_md["labels"] = labels
-            spec["selector"] = {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
-            if not md.get("labels"):
-                md["labels"] = dict(labels)
-        elif rt.key == ("apps", "daemonsets") and isinstance(spec, dict):
-            # pkg/registry/apps/daemonset/strategy.go: a template generation, bumped on template changes.
-            annotations = md["annotations"] = dict(md.get("annotations") or {})
-            key = "deprecated.daemonset.template.generation"
-            if old is None:
-                annotations[key] = "1"
-            else:
-                before = int((old["metadata"].get("annotations") or {}).get(key, "1"))
-                changed = (old.get("spec") or {}).get("template") != spec.get("template")
-                annotations[key] = str(before + 1 if changed else before)
+
+    def _job_strategy(self, rt: ResourceType, obj: dict, old: dict | None, name: str) -> None:
+        # pkg/registry/batch/job/strategy.go generateSelector: the Job's uid selects its pods.
+        spec = obj.get("spec")
+        md = obj["metadata"]
+        if old or not isinstance(spec, dict) or spec.get("manualSelector"):
+            return
+        uid = md["uid"]
+        template_md = spec.setdefault("template", {}).setdefault("metadata", {})
+        labels = template_md.get("labels") or {}
+        labels.update({"batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": name,
+                       "controller-uid": uid, "job-name": name})
+        template_md["labels"] = labels
+        spec["selector"] = {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
+        if not md.get("labels"):
+            md["labels"] = dict(labels)
+
+    def _daemonset_strategy(self, rt: ResourceType, obj: dict, old: dict | None, name: str) -> None:
+        # pkg/registry/apps/daemonset/strategy.go: a template generation, bumped on template changes.
+        spec = obj.get("spec")
+        md = obj["metadata"]
+        if not isinstance(spec, dict):
+            return
+        annotations = md["annotations"] = dict(md.get("annotations") or {})
+        key = "deprecated.daemonset.template.generation"
+        if old is None:
+            annotations[key] = "1"
+        else:
+            before = int((old["metadata"].get("annotations") or {}).get(key, "1"))
+            changed = (old.get("spec") or {}).get("template") != spec.get("template")
+            annotations[key] = str(before + 1 if changed else before)
 
     @staticmethod
     def _undecodable(rt: ResourceType, reason: str) -> ApiError:
@@ -648,10 +676,12 @@ class Store:
             return self.replace(rt, namespace, name, result, subresource, dry_run,
                                 field_validation=field_validation, warnings=warnings)
 
-    def _apply(self, rt, namespace, name, applied, subresource, manager, force, dry_run,
-               field_validation="Warn", warnings=None) -> dict:
-        if not manager:
-            raise ApiError(400, "BadRequest", "PATCH request for apply must set the fieldManager parameter")
+    @staticmethod
+    def _applied_configuration(rt: ResourceType, name: str, applied: Any, subresource: str) -> dict:
+        """The configuration a server-side apply request owns: ``applied`` checked (an object, of the
+        URL's name and the resource's kind; ApiError 400 otherwise), without type meta and the
+        server-set metadata, cut to ``status`` for the status subresource and without it elsewhere
+        when the resource has that subresource."""
         if not isinstance(applied, dict):
             raise ApiError(400, "BadRequest", "the applied configuration must be an object")
         amd = applied.get("metadata") or {}
@@ -673,6 +703,13 @@ class Store:
             cfg = {"status": cfg["status"]} if "status" in cfg else {}
         elif rt.status:
             cfg.pop("status", None)
+        return cfg
+
+    def _apply(self, rt, namespace, name, applied, subresource, manager, force, dry_run,
+               field_validation="Warn", warnings=None) -> dict:
+        if not manager:
+            raise ApiError(400, "BadRequest", "PATCH request for apply must set the fieldManager parameter")
+        cfg = self._applied_configuration(rt, name, applied, subresource)
         with self.lock:
             ns = namespace or "" if rt.namespaced else ""
             old = self._objects.get(rt.key, {}).get((ns, name))
@@ -752,3 +789,13 @@ class Store:
     def all_objects(self, key: tuple[str, str]) -> list[dict]:
         with self.lock:
             return [copy.deepcopy(o) for o in self._objects.get(key, {}).values()]
+
+
+# kube-apiserver's registry strategies that set fields of their own, by (group, plural): Store._admit.
+_STRATEGIES: dict[tuple[str, str], Callable[[Store, ResourceType, dict, dict | None, str], None]] = {
+    ("", "namespaces"): Store._namespace_strategy,
+    ("", "services"): Store._service_strategy,
+    ("", "pods"): Store._pod_strategy,
+    ("batch", "jobs"): Store._job_strategy,
+    ("apps", "daemonsets"): Store._daemonset_strategy,
+}

@@ -131,56 +131,74 @@ def _job(template, items, now):
     if _finished(old):
         # A finished Job is final: members may be cleaned up (TTL) without undoing it.
         return _unchanged(template)
-    sums = {"active": 0, "succeeded": 0, "failed": 0}
-    failed_clusters: list[str] = []
-    successful = started = completed = criteria_met = 0
-    start_time = completion_time = None
-    for item in items:
-        member = _member_status(item)
-        if member is None:
-            continue
-        for key in sums:
-            sums[key] += get_int(member, key)
-        finished = _finished(member)
-        if finished == "Complete":
-            successful += 1
-        elif finished == "Failed":
-            failed_clusters.append(item.get("clusterName", ""))
-        if any(isinstance(c, dict) and c.get("type") == "SuccessCriteriaMet" and c.get("status") == "True"
-               for c in get_list(member, "conditions")):
-            criteria_met += 1
-        member_start = member.get("startTime")
-        if member_start:
-            started += 1
-            if start_time is None or _earlier(member_start, start_time):
-                start_time = member_start
-        member_completion = member.get("completionTime")
-        if member_completion:
-            completed += 1
-            if completion_time is None or _earlier(completion_time, member_completion):
-                completion_time = member_completion
-    conditions = []
-    if failed_clusters:
-        conditions.append(_condition("Failed", "JobFailed",
-                                     f"Job executed failed in member clusters {','.join(failed_clusters)}", now))
-    # No items (binding just created) must not mark the Job complete.
-    if successful == len(items) and successful > 0:
-        conditions.append(_condition("Complete", "Completed", "Job completed", now))
-        if criteria_met == len(items):
-            conditions.append(_condition("SuccessCriteriaMet", "CompletionsReached",
-                                         "All member clusters have met success criteria", now))
+    tally = _JobTally(items)
+    conditions = tally.conditions(len(items), now)
     new: dict = {}
     if conditions:
         new["conditions"] = conditions
     template_start = old.get("startTime")
     if template_start:
         new["startTime"] = template_start
-    elif started == len(items) and started > 0:
-        new["startTime"] = start_time
-    if completion_time is not None and completed == len(items):
-        new["completionTime"] = completion_time
-    omit_zero(new, (), ("active", "succeeded", "failed"), sums)
+    elif tally.started == len(items) and tally.started > 0:
+        new["startTime"] = tally.start_time
+    if tally.completion_time is not None and tally.completed == len(items):
+        new["completionTime"] = tally.completion_time
+    omit_zero(new, (), ("active", "succeeded", "failed"), tally.sums)
     return _settle(template, new)
+
+
+class _JobTally:
+    """The member Jobs' statuses of :func:`_job` summed: active/succeeded/failed counts, how many
+    completed (and met their success criteria), the clusters where the Job failed, the earliest
+    start and latest completion times, and how many members have each."""
+
+    def __init__(self, items: list[dict]) -> None:
+        self.sums = {"active": 0, "succeeded": 0, "failed": 0}
+        self.failed_clusters: list[str] = []
+        self.successful = self.started = self.completed = self.criteria_met = 0
+        self.start_time = self.completion_time = None
+        for item in items:
+            member = _member_status(item)
+            if member is not None:
+                self._add(item, member)
+
+    def _add(self, item: dict, member: dict) -> None:
+        for key in self.sums:
+            self.sums[key] += get_int(member, key)
+        finished = _finished(member)
+        if finished == "Complete":
+            self.successful += 1
+        elif finished == "Failed":
+            self.failed_clusters.append(item.get("clusterName", ""))
+        if any(isinstance(c, dict) and c.get("type") == "SuccessCriteriaMet" and c.get("status") == "True"
+               for c in get_list(member, "conditions")):
+            self.criteria_met += 1
+        member_start = member.get("startTime")
+        if member_start:
+            self.started += 1
+            if self.start_time is None or _earlier(member_start, self.start_time):
+                self.start_time = member_start
+        member_completion = member.get("completionTime")
+        if member_completion:
+            self.completed += 1
+            if self.completion_time is None or _earlier(self.completion_time, member_completion):
+                self.completion_time = member_completion
+
+    def conditions(self, count: int, now: str) -> list[dict]:
+        """The template Job's conditions for ``count`` members: Failed when one failed, Complete
+        (and SuccessCriteriaMet) when all completed; none for no members (a binding just created)."""
+        conditions = []
+        if self.failed_clusters:
+            conditions.append(_condition("Failed", "JobFailed",
+                                         f"Job executed failed in member clusters {','.join(self.failed_clusters)}",
+                                         now))
+        # No items (binding just created) must not mark the Job complete.
+        if self.successful == count and self.successful > 0:
+            conditions.append(_condition("Complete", "Completed", "Job completed", now))
+            if self.criteria_met == count:
+                conditions.append(_condition("SuccessCriteriaMet", "CompletionsReached",
+                                             "All member clusters have met success criteria", now))
+        return conditions
 
 
 def _cronjob(template, items, now):

@@ -58,18 +58,25 @@ def _secret_names(pod_spec: dict) -> set[str]:
         for env in container.get("env") or []:
             names.add((((env or {}).get("valueFrom") or {}).get("secretKeyRef") or {}).get("name") or "")
     for volume in get_list(pod_spec, "volumes"):
-        volume = volume or {}
-        for source, key in _SECRET_VOLUME_REFS:
-            if volume.get(source) is None:
-                continue
-            if source == "projected":
-                for src in volume["projected"].get("sources") or []:
-                    if (src or {}).get("secret") is not None:
-                        names.add(src["secret"].get("name") or "")
-            else:
-                names.add(_ref_name(volume[source], key))
-            break
+        names |= _volume_secret_names(volume or {})
     names.discard("")
+    return names
+
+
+def _volume_secret_names(volume: dict) -> set[str]:
+    """The Secrets one volume names: by its first source of ``_SECRET_VOLUME_REFS`` set (a
+    projected volume's secret sources), "" for a reference without a name."""
+    names: set[str] = set()
+    for source, key in _SECRET_VOLUME_REFS:
+        if volume.get(source) is None:
+            continue
+        if source == "projected":
+            for src in volume["projected"].get("sources") or []:
+                if (src or {}).get("secret") is not None:
+                    names.add(src["secret"].get("name") or "")
+        else:
+            names.add(_ref_name(volume[source], key))
+        break
     return names
 
 

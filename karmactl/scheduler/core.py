@@ -397,6 +397,44 @@ def schedule_binding(binding: dict, clusters: list[dict], now: str, *,
     """
     # The early exits below return the input object itself when nothing changes (or a shallow
     # copy with a new status), so the common "nothing to do" case costs no deep copy.
+    skipped = _unscheduled(binding, clusters)
+    if skipped is not None:
+        return skipped
+    old_status = binding.get("status") or {}
+    new = _writable_copy(binding)
+    spec = new["spec"]
+    placement = spec.get("placement")
+    placement_json = canonical_json(placement)
+    fresh = reschedule_required(spec, old_status)
+    if placement.get("clusterAffinities") is not None:
+        attempt = _schedule_by_affinities(spec, old_status, clusters, fresh, enable_empty_workload_propagation)
+    else:
+        attempt = _schedule_placement(spec, old_status, clusters, enable_empty_workload_propagation)
+    _record(binding, new, placement_json, attempt, fresh, now)
+    targets, error = attempt.targets, attempt.error
+    result = _sorted_targets(targets) if error is None and targets is not None else []
+    return ScheduleOutcome(binding=new, attempted=True, error=None if error is None else str(error),
+                           explain=_explainer(attempt.diagnosis, spec, attempt.last_status, clusters), result=result)
+
+
+@dataclass
+class _Attempt:
+    """What one scheduling run of :func:`schedule_binding` found: the targets (None: none chosen),
+    the error, the last FitError's diagnosis, the status the last run saw, whether ``spec.clusters``
+    is written, and the cluster affinity term that succeeded (None without terms or success)."""
+
+    targets: list[dict] | None = None
+    error: SchedulingError | None = None
+    diagnosis: dict[str, str] | None = None
+    last_status: dict = field(default_factory=dict)
+    patch_spec: bool = False
+    observed_name: str | None = None
+
+
+def _unscheduled(binding: dict, clusters: list[dict]) -> ScheduleOutcome | None:
+    """The outcome of a binding :func:`schedule_binding` does not schedule (not eligible, without a
+    placement, or not needing a schedule: then only ``schedulerObservedGeneration`` is caught up);
+    None when it must be scheduled."""
     if not is_eligible(binding):
         return ScheduleOutcome(binding=binding, attempted=False)
     old_status = binding.get("status") or {}
@@ -405,16 +443,19 @@ def schedule_binding(binding: dict, clusters: list[dict], now: str, *,
         meta = binding.get("metadata") or {}
         key = "/".join(p for p in (meta.get("namespace"), meta.get("name")) if p)
         return ScheduleOutcome(binding=binding, attempted=False, error=f"failed to get placement from binding({key})")
-
-    by_name = _clusters_by_name(clusters)
-    if not needs_schedule(binding, by_name):
+    if not needs_schedule(binding, _clusters_by_name(clusters)):
         generation = (binding.get("metadata") or {}).get("generation")
         if generation is not None and old_status.get("schedulerObservedGeneration") != generation:
             new = dict(binding, status=dict(old_status, schedulerObservedGeneration=generation))
             return ScheduleOutcome(binding=new, attempted=False)
         return ScheduleOutcome(binding=binding, attempted=False)
-    # Copy only what this function writes: metadata (annotations, generation), the top level of
-    # spec (clusters is replaced, never edited) and status (conditions are edited in place).
+    return None
+
+
+def _writable_copy(binding: dict) -> dict:
+    """A copy of ``binding`` holding only what :func:`schedule_binding` writes: metadata
+    (annotations, generation), the top level of spec (clusters is replaced, never edited) and
+    status (conditions are edited in place)."""
     new = dict(binding)
     meta = dict(binding.get("metadata") or {})
     if "annotations" in meta:
@@ -423,64 +464,73 @@ def schedule_binding(binding: dict, clusters: list[dict], now: str, *,
     new["spec"] = dict(binding.get("spec") or {})
     if "status" in binding:
         new["status"] = deepcopy(binding["status"])
-    spec = new["spec"]
-    placement = spec.get("placement")
+    return new
 
-    placement_json = canonical_json(placement)
-    fresh = reschedule_required(spec, old_status)
-    diagnosis: dict[str, str] | None = None
-    last_status = old_status
-    targets: list[dict] | None = None
-    error: SchedulingError | None = None
-    patch_spec = False
-    observed_name: str | None = None
 
-    if placement.get("clusterAffinities") is not None:
-        terms = placement["clusterAffinities"]
-        index = 0 if fresh else _affinity_index(terms, old_status.get("schedulerObservingAffinityName") or "")
-        first_error: SchedulingError | None = None
-        while index < len(terms):
-            attempt_status = deepcopy(old_status)
-            last_status = attempt_status
-            attempt_status["schedulerObservingAffinityName"] = terms[index].get("affinityName")
-            try:
-                targets = run_algorithm(spec, attempt_status, clusters,
-                                        enable_empty_workload_propagation=enable_empty_workload_propagation)
-                observed_name = terms[index].get("affinityName")
-                diagnosis = None  # the successful attempt's reasons are what describe shows
-                break
-            except SchedulingError as err:
-                if isinstance(err, FitError):
-                    diagnosis = err.diagnosis
-                first_error = first_error or err  # any error moves on to the next term
-                index += 1
-        if targets is not None:
-            patch_spec = True
-        else:
-            # every remaining term failed: the observed term stays; only a FitError clears the result
-            error = first_error
-            if isinstance(first_error, FitError):
-                targets, patch_spec = [], True
-    else:
+def _schedule_by_affinities(spec: dict, old_status: dict, clusters: list[dict], fresh: bool,
+                            enable_empty_workload_propagation: bool) -> _Attempt:
+    """Karmada's scheduleResourceBindingWithClusterAffinities: each ``clusterAffinities`` term in
+    turn from the observed one (the first when ``fresh``) until one schedules. When every remaining
+    term failed the observed term stays and only a FitError clears the result."""
+    terms = spec["placement"]["clusterAffinities"]
+    index = 0 if fresh else _affinity_index(terms, old_status.get("schedulerObservingAffinityName") or "")
+    attempt = _Attempt(last_status=old_status)
+    first_error: SchedulingError | None = None
+    while index < len(terms):
+        attempt_status = deepcopy(old_status)
+        attempt.last_status = attempt_status
+        attempt_status["schedulerObservingAffinityName"] = terms[index].get("affinityName")
         try:
-            targets = run_algorithm(spec, old_status, clusters,
-                                    enable_empty_workload_propagation=enable_empty_workload_propagation)
-        except FitError as err:
-            error, targets, diagnosis = err, [], err.diagnosis
+            attempt.targets = run_algorithm(spec, attempt_status, clusters,
+                                            enable_empty_workload_propagation=enable_empty_workload_propagation)
+            attempt.observed_name = terms[index].get("affinityName")
+            attempt.diagnosis = None  # the successful attempt's reasons are what describe shows
+            break
         except SchedulingError as err:
-            error = err
-        patch_spec = error is None or isinstance(error, FitError)
+            if isinstance(err, FitError):
+                attempt.diagnosis = err.diagnosis
+            first_error = first_error or err  # any error moves on to the next term
+            index += 1
+    if attempt.targets is not None:
+        attempt.patch_spec = True
+    else:
+        attempt.error = first_error
+        if isinstance(first_error, FitError):
+            attempt.targets, attempt.patch_spec = [], True
+    return attempt
 
+
+def _schedule_placement(spec: dict, old_status: dict, clusters: list[dict],
+                        enable_empty_workload_propagation: bool) -> _Attempt:
+    """One scheduling run of a placement without cluster affinity terms; a FitError clears the result."""
+    attempt = _Attempt(last_status=old_status)
+    try:
+        attempt.targets = run_algorithm(spec, old_status, clusters,
+                                        enable_empty_workload_propagation=enable_empty_workload_propagation)
+    except FitError as err:
+        attempt.error, attempt.targets, attempt.diagnosis = err, [], err.diagnosis
+    except SchedulingError as err:
+        attempt.error = err
+    attempt.patch_spec = attempt.error is None or isinstance(attempt.error, FitError)
+    return attempt
+
+
+def _record(binding: dict, new: dict, placement_json: str, attempt: _Attempt, fresh: bool, now: str) -> None:
+    """Write a scheduling run's result into ``new`` (the copy of ``binding``), in place: the targets
+    and applied-placement annotation (bumping the generation when spec changed), the observed
+    affinity term, ``Scheduled``, and on success ``schedulerObservedGeneration`` and
+    ``lastScheduledTime`` (when clusters changed, on a fresh schedule, or never set)."""
     clusters_changed = False
-    if patch_spec:
+    if attempt.patch_spec:
         new.setdefault("metadata", {}).setdefault("annotations", {})[C.APPLIED_PLACEMENT_ANNOTATION] = placement_json
-        clusters_changed = _write_clusters(new, targets or [])
+        clusters_changed = _write_clusters(new, attempt.targets or [])
         if new.get("spec") != binding.get("spec"):
             bump_generation(binding, new)
-
     status = new.setdefault("status", {})
+    observed_name = attempt.observed_name
     if observed_name is not None and status.get("schedulerObservingAffinityName") != observed_name:
         status["schedulerObservingAffinityName"] = observed_name
+    error = attempt.error
     cond_status, reason, message = _condition_for(error)
     set_condition(new, C.COND_SCHEDULED, cond_status, reason, message, now)
     if error is None:
@@ -489,9 +539,6 @@ def schedule_binding(binding: dict, clusters: list[dict], now: str, *,
             status["schedulerObservedGeneration"] = generation
         if clusters_changed or fresh or not status.get("lastScheduledTime"):
             status["lastScheduledTime"] = now
-    result = _sorted_targets(targets) if error is None and targets is not None else []
-    return ScheduleOutcome(binding=new, attempted=True, error=None if error is None else str(error),
-                           explain=_explainer(diagnosis, spec, last_status, clusters), result=result)
 
 
 def explain_filters(binding: dict, clusters: list[dict]) -> dict[str, str]:
