@@ -21,8 +21,8 @@ the whole snapshot loaded as before, which also reports a damaged file exactly a
 from __future__ import annotations
 
 from karmactl.api.snapshot import Snapshot
-from karmactl.controllers.shards import shard_of
-from karmactl.store.runindex import binding_key_of_owner
+from karmactl.incremental.shards import shard_of
+from karmactl.incremental.runindex import binding_key_of_owner
 from karmactl.store.state import InputError, computed_map, computed_order
 
 

@@ -18,7 +18,7 @@ read and wrote, in three files written atomically, the first one last:
   ``byOwner``: the computed files of each *owner*: ``"<namespace>/<name>"`` of the ResourceBinding
   (``"/<name>"`` of the ClusterResourceBinding) whose template's result they are, or ``""`` for
   what several templates read (cluster status, Namespace and Service results, policy status...),
-  exactly the split of ``karmactl/controllers/shards.py``; ``claims``: per computed file the
+  exactly the split of ``karmactl/incremental/shards.py``; ``claims``: per computed file the
   ``"<kind>/<namespace>/<name>"`` of the (Cluster)PropagationPolicy a binding's or a template
   status's claim annotations name (:func:`claim_string`). Flat string maps: they decode several
   times faster than nested lists.
@@ -79,7 +79,7 @@ from karmactl.api.objects import parse_time
 from karmactl.api.snapshot import Settings
 from karmactl.controllers.binding import work_binding_key
 from karmactl.controllers.detector import DetectorConfig, is_template
-from karmactl.controllers.shards import (PROPAGATION_POLICY_KINDS, SHARED_TEMPLATE_KINDS, claimed_policy_key,
+from karmactl.incremental.shards import (PROPAGATION_POLICY_KINDS, SHARED_TEMPLATE_KINDS, claimed_policy_key,
                                          reach_of, shared_binding, template_binding_key)
 from karmactl.store.fsio import (drop_inherited_lock, ensure_runtime_dir, pending_journal, read_runtime_file,
                                  write_atomic)
