@@ -526,18 +526,29 @@ class SharedFile:
         self._keys: dict = header["keys"]
         self._offsets: list = header["offsets"]
         self._body = body
-        offsets = self._offsets
-        if not all(isinstance(m, dict) for m in (self._names, self._paths, self._keys)) or \
-                not isinstance(self.objects, list) or not isinstance(offsets, list) or \
-                len(offsets) < len(self._keys) + 1 or offsets[-1] != len(body) or \
-                not all(type(o) is int for o in offsets) or \
-                any(offsets[i] > offsets[i + 1] for i in range(len(offsets) - 1)) or offsets[0] < 0 or \
-                not all(type(i) is int and 0 <= i < len(offsets) - 1 for i in self._keys.values()) or \
-                not all(type(v) is list and all(type(i) is int and 0 <= i < len(offsets) - 1 for i in v)
-                        for m in (self._names, self._paths) for v in m.values()) or \
-                not all(type(e) is list and len(e) == 4 and type(e[0]) is dict and type(e[1]) is str
-                        and type(e[2]) is int and type(e[3]) is int for e in self.objects):
+        if not (self._offsets_ok() and self._lookups_ok() and self._objects_ok()):
             raise ValueError("inconsistent shared file")
+
+    def _offsets_ok(self) -> bool:
+        """The offsets are ints, ascending from 0 or more to the body's end, one per policy text."""
+        offsets = self._offsets
+        return (all(isinstance(m, dict) for m in (self._names, self._paths, self._keys))
+                and isinstance(self.objects, list) and isinstance(offsets, list)
+                and len(offsets) >= len(self._keys) + 1 and offsets[-1] == len(self._body)
+                and all(type(o) is int for o in offsets)
+                and not any(offsets[i] > offsets[i + 1] for i in range(len(offsets) - 1)) and offsets[0] >= 0)
+
+    def _lookups_ok(self) -> bool:
+        """Every index the lookups (by key, name, path) give is a policy text's."""
+        count = len(self._offsets) - 1
+        return (all(type(i) is int and 0 <= i < count for i in self._keys.values())
+                and all(type(v) is list and all(type(i) is int and 0 <= i < count for i in v)
+                        for m in (self._names, self._paths) for v in m.values()))
+
+    def _objects_ok(self) -> bool:
+        """Every shared object is ``[object, path, document index, line]``."""
+        return all(type(e) is list and len(e) == 4 and type(e[0]) is dict and type(e[1]) is str
+                   and type(e[2]) is int and type(e[3]) is int for e in self.objects)
 
     def named(self, kind: str, name: str) -> list:
         """The indices of the policies with a resource selector of this kind and name."""
