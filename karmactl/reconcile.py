@@ -55,7 +55,7 @@ class RunReport:
     """What a run did: file changes, passes, warnings and per-member failures.
 
     ``after`` is the computed snapshot; it is None for a large offline run, which is computed
-    and written by several processes (:func:`_run_sharded`).
+    and written by several processes (``karmactl/incremental/sharded.py: run_sharded``).
 
     ``incremental`` says how an offline run used the index of the last run
     (``karmactl/incremental/runindex.py``): ``unchanged``, ``partial: N template(s)`` or ``full: why``

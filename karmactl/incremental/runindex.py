@@ -29,7 +29,7 @@ read and wrote, in three files written atomically, the first one last:
 
 :func:`plan` compares the directory with the index: ``unchanged`` (stat every input and computed
 file, read none), ``partial`` (only split templates' files changed, or some owners' wake time has
-come: :func:`karmactl.reconcile._run_partial` computes those templates with the shared objects, as
+come: ``karmactl/incremental/partial.py`` computes those templates with the shared objects, as
 a shard does, and writes only their files), or ``full`` with the reason. Any doubt is a full run:
 a missing or corrupt index, another karmactl (its source stamp), a clock set back, a computed file
 the index did not record (edited by hand, ``git checkout``, an online run, ``observe``), a pending

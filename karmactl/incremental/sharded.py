@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from karmactl.api.snapshot import Snapshot
 from karmactl.controllers import detector
-from karmactl.controllers.registry import wake_times
-from karmactl.store.events import stage_merged, unpack_events
 from karmactl.store.state import InputError, StateStore
 from karmactl.store.validation import settings_of
 
@@ -150,6 +148,7 @@ def _compute_shard(worker: int) -> tuple:
     owns, and the ``wake_times`` entries of its bindings and of the whole state); an error is
     returned, not raised, so the parent can undo every shard's staging."""
     from karmactl.controllers.events import derive_events
+    from karmactl.controllers.registry import wake_times
     from karmactl.incremental.runindex import Owners
     from karmactl.store.events import EventBuffer, merge_derived
     from karmactl.store.fsio import TreeWriter
@@ -239,8 +238,9 @@ def run_sharded(store: StateStore, before: Snapshot, now: str, report, processes
         StaleShardInputs: a file of ``later`` does not fit its shard (nothing is written; the
             caller computes from the whole snapshot).
     """
-    from karmactl.incremental.shards import Sharding
     from karmactl.gcpause import return_free_memory
+    from karmactl.incremental.shards import Sharding
+    from karmactl.store.events import stage_merged, unpack_events
     from karmactl.store.state import change_list
 
     settings = settings_of(before)
