@@ -1,4 +1,4 @@
-"""Benchmark: incremental offline runs (``karmactl/store/runindex.py``) against a cold run and the
+"""Benchmark: incremental offline runs (``karmactl/incremental/runindex.py``) against a cold run and the
 parse floor, N Deployments + N PropagationPolicies over 50 Clusters (``reconcile_offline.generate``).
 
 For each --n, in one invocation, as whole processes (median of --runs):

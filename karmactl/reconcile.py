@@ -18,17 +18,15 @@ there is) and ``karmactl.members.layer.MemberLayer`` for online ones.
 """
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from karmactl.api.objects import describe_key
-from karmactl.api.snapshot import Settings, Snapshot, StepContext
-from karmactl.controllers import detector
-from karmactl.controllers.registry import PIPELINE, wake_times
-from karmactl.store.events import EVENTS_DIR, stage_events, stage_merged, unpack_events
-from karmactl.store.state import InputError, Source, StateStore, key_of
+from karmactl.api.snapshot import Snapshot, StepContext
+from karmactl.controllers.registry import PIPELINE
+from karmactl.store.events import stage_events
+from karmactl.store.state import InputError, StateStore
+from karmactl.store.validation import normalize_object, settings_of
 
 MAX_PASSES = 10
 
@@ -57,10 +55,10 @@ class RunReport:
     """What a run did: file changes, passes, warnings and per-member failures.
 
     ``after`` is the computed snapshot; it is None for a large offline run, which is computed
-    and written by several processes (:func:`_run_sharded`).
+    and written by several processes (``karmactl/incremental/sharded.py: run_sharded``).
 
     ``incremental`` says how an offline run used the index of the last run
-    (``karmactl/store/runindex.py``): ``unchanged``, ``partial: N template(s)`` or ``full: why``
+    (``karmactl/incremental/runindex.py``): ``unchanged``, ``partial: N template(s)`` or ``full: why``
     ("" for online and dry runs).
 
     ``member_changes`` is what an online dry run would do to member copies: ``[{"cluster": str,
@@ -131,51 +129,13 @@ class OfflineMembers:
 # --------------------------------------------------------------------------- loading
 
 
-def normalize_object(obj: dict, src: Source, registry, owned: bool = False, strict: bool = False) -> dict:
-    """Alias normalisation, defaulting and validation of one user object (Karmada's webhooks).
-
-    Args:
-        owned: the caller hands ``obj`` over (a freshly parsed object): it may be rewritten in
-            place instead of copied. Otherwise ``obj`` is left as it is.
-        strict: first check a built-in kind against its Kubernetes OpenAPI schema as written
-            (``karmactl.api.openapi.strict_errors``: unknown fields, wrong types), as ``kubectl
-            apply --validate=strict``; ``apply`` asks for it.
-
-    Raises:
-        InputError: naming the file, line and object, and every invalid field (Karmada's
-            webhooks aggregate all field errors of an object into one response).
-    """
-    from karmactl.api.defaults import default_object, normalize_aliases
-    from karmactl.api.validation import validate_defaulted
-
-    label = describe_key(key_of(obj))
-    try:
-        if strict:
-            from karmactl.api.openapi import strict_errors
-
-            schema_errors = strict_errors(obj)
-            if schema_errors:  # a built-in kind: the schema's verdict is the whole verdict (no webhook)
-                raise InputError.several([InputError(message, src.path, src.line, label, path)
-                                          for path, message in schema_errors])
-        obj, errors = normalize_aliases(obj, copy=not owned)
-        if not errors:
-            obj = default_object(obj, copy=not owned)
-            errors = validate_defaulted(obj, registry)
-    except (AttributeError, TypeError, KeyError, ValueError, IndexError) as exc:
-        # a field of a type no check above expected: still bad input, never an internal error
-        raise InputError(f"a field has a type Kubernetes does not accept ({type(exc).__name__}: {exc})",
-                         src.path, src.line, label) from None
-    if errors:
-        raise InputError.several([InputError(e.message, src.path, src.line, label, e.path) for e in errors])
-    return obj
-
-
 def load(store: StateStore, computed: bool = True) -> Snapshot:
     """Load and validate the state directory (raises :class:`InputError`); with ``computed``
     False, its user files only (``StateStore.load``)."""
     import functools
 
-    from karmactl.controllers.shards import layout_group
+    from karmactl.incremental.sharded import SHARDS
+    from karmactl.incremental.shards import layout_group
     from karmactl.store.state import validation_tag
 
     # the store hands over freshly parsed objects: defaulting may work on them in place
@@ -187,45 +147,10 @@ def load(store: StateStore, computed: bool = True) -> Snapshot:
 
 def _reload(store: StateStore) -> Snapshot:
     """:func:`load` once more in the same run (its notes about skipped documents were given)."""
-    from karmactl.store import state
+    from karmactl.store.state import notes_silenced
 
-    sink, state.note_sink = state.note_sink, None
-    try:
+    with notes_silenced():
         return load(store)
-    finally:
-        state.note_sink = sink
-
-
-def _load_for_shards(store: StateStore, owners: dict) -> tuple:
-    """Load the state directory for a full offline run that has the last run's index, ``owners``
-    its ``runindex.computed_owners`` (``karmactl/store/shard_inputs.py``): ``(snapshot, None)`` as
-    :func:`load` gives it, or, when the run can be sharded by its user objects, ``(snapshot,
-    ShardInputs)``: the snapshot without the computed files that the index gives to one template's
-    shard, for the shard processes to read.
-
-    Raises:
-        InputError: as :func:`load` (exactly: a damaged computed file the parent meets is
-            reported by a whole load).
-    """
-    from karmactl.controllers.shards import template_binding_key
-    from karmactl.store import runindex
-    from karmactl.store.shard_inputs import ShardInputs, deferrable
-
-    before = load(store, computed=False)
-    try:
-        config = detector.DetectorConfig(skipped_namespaces=settings_of(before).skipped_namespaces)
-    except InputError:
-        config = None  # reported after the computed files, as always
-    if config is None or not _may_shard(before):
-        store.read_computed(before)
-        return before, None
-    live = {runindex.owner_of_binding(template_binding_key(k)) for k, o in before.user.items()
-            if runindex.is_split(k, o, config)}
-    try:
-        rels = store.read_computed(before, skip=deferrable(owners, live, runindex.SHARED))
-    except InputError:
-        return _reload(store), None  # raises what a load raises: the first damaged file in load order
-    return before, (ShardInputs(rels, owners) if rels else None)
 
 
 # --------------------------------------------------------------------------- compute
@@ -249,16 +174,6 @@ def interpreter_of(snap: Snapshot, now: str):
                          f"ResourceInterpreterCustomization({other})", src.path if src else None,
                          src.line if src else None, f"{KIND} {name}", f"spec.customizations.{op}")
     return Interpreter.for_snapshot(snap, now)
-
-
-def settings_of(snap: Snapshot) -> Settings:
-    """The run's settings from ``karmada-system/karmactl-config`` (raises :class:`InputError`)."""
-    try:
-        return Settings.from_snapshot(snap)
-    except ValueError as exc:
-        src = snap.sources.get(Settings.SETTINGS_KEY)
-        raise InputError(str(exc), src.path if src else None, src.line if src else None,
-                         "ConfigMap karmada-system/karmactl-config") from None
 
 
 def compute(snap: Snapshot, now: str, report: RunReport | None = None,
@@ -300,6 +215,10 @@ def compute(snap: Snapshot, now: str, report: RunReport | None = None,
 def run(store: StateStore, options: RunOptions, members=None) -> RunReport:
     """One whole run: load, compute, (execute and collect unless offline), write unless dry-run.
 
+    An offline run that writes goes through the incremental engine (``karmactl/incremental/``),
+    which may find it has nothing to do, or little; any other run is the loop of DESIGN §1 over
+    the whole state directory.
+
     Args:
         store: the state directory.
         options: clock, offline, dry-run.
@@ -313,379 +232,113 @@ def run(store: StateStore, options: RunOptions, members=None) -> RunReport:
 
     # Nothing in a run creates reference cycles that must be freed before it ends.
     with cyclic_gc_paused():
-        return _run(store, options, members)
+        if options.offline and not options.dry_run:
+            return _run_offline(store, options.now)
+        report = RunReport()
+        before = _without_expired_rebalancers(store, load(store), options.now, report, options.dry_run)
+        members = OfflineMembers() if options.offline or members is None else members
+        return _compute_and_write(store, before, options.now, members, report, options.dry_run)
 
 
-def _run(store: StateStore, options: RunOptions, members) -> RunReport:
-    from karmactl.store import runindex
+def _without_expired_rebalancers(store: StateStore, before: Snapshot, now: str, report: RunReport,
+                                 dry_run: bool = False) -> Snapshot:
+    """``before``, loaded again when expired WorkloadRebalancers were removed from their files."""
+    return load(store) if _delete_expired_rebalancers(store, before, now, report, dry_run) else before
 
-    report = RunReport()
-    started_ns = time.time_ns()
-    indexed = options.offline and not options.dry_run
-    owners = None  # of the last run's computed files, for a full run (runindex.computed_owners)
-    if indexed:  # incremental: karmactl/store/runindex.py
-        tag = _index_tag()
-        index = runindex.read_index(store.root, tag)
-        plan = runindex.plan(store, index, options.now)
-        if plan.mode == "unchanged":
-            report.warnings.extend(index.warnings)
-            report.passes = 1
-            report.incremental = "unchanged"
-            return report
-        why = plan.reason
-        if plan.mode == "partial":
-            why = []
-            done = _run_partial(store, options.now, report, index, plan, started_ns, why)
-            if done is not None:
-                return done
-            report = RunReport()
-            why = why[0] if why else "partial run not possible"
-        report.incremental = f"full: {why}"
-        # the last run's index (some 30 MB at 10,000 templates) is let go before the load: only
-        # which template owns each computed file is kept
-        owners = runindex.computed_owners(store.root, index) if index is not None else None
-        index = plan = None
-    later = None  # computed files the shard processes read (karmactl/store/shard_inputs.py)
-    if owners is not None:
-        before, later = _load_for_shards(store, owners)
-        owners = None
-    else:
-        before = load(store)
-    if _delete_expired_rebalancers(store, before, options.now, report, options.dry_run):
-        before, later = load(store), None
-    if indexed:
-        import copy
 
-        from karmactl.store.shard_inputs import StaleShardInputs
-
-        runindex.drop_index(store.root)  # until the new one is written, a crash means a full run
-        config = detector.DetectorConfig(skipped_namespaces=settings_of(before).skipped_namespaces)
-        processes = shard_count(before)
-        if later is not None and processes == 1:  # computed files (a pending rebalancer...) join them
-            before, later = _reload(store), None
-        if processes > 1:
-            parts: dict = {}
-            try:
-                done = _run_sharded(store, before, options.now, copy.deepcopy(report), processes, parts, later)
-            except StaleShardInputs:
-                # the last run's owners do not fit what the files hold now: as without them
-                before, later, parts = _reload(store), None, {}
-                config = detector.DetectorConfig(skipped_namespaces=settings_of(before).skipped_namespaces)
-                processes = shard_count(before)
-                done = _run_sharded(store, before, options.now, report, processes, parts) if processes > 1 else None
-            if done is not None:
-                _record_index(store, before, done, parts["owners"], parts["wakes"], options.now, tag, config,
-                              started_ns, parts["shared"], parts["split"], parts["written"])
-                return done
-        shared = runindex.shared_objects_bytes(before, config)  # before computing: as loaded
-    members = OfflineMembers() if options.offline or members is None else members
-    after = control_loop(before, options.now, members, report, dry_run=options.dry_run)
+def _compute_and_write(store: StateStore, before: Snapshot, now: str, members: Members, report: RunReport,
+                       dry_run: bool = False) -> RunReport:
+    """:func:`control_loop` over ``before``, then write what changed (with the Events derived
+    from it, ``karmactl/store/events.py``), or for a dry run list it."""
+    after = control_loop(before, now, members, report, dry_run=dry_run)
     report.after = after
-    if options.dry_run:
+    if dry_run:
         report.changes = _planned_changes(store, before, after)
     else:
-        # Events (karmactl/store/events.py): derived from this run's changes, staged with its files
-        report.changes = store.write_changes(before, after, extra=lambda w: stage_events(store, w, before, after, options.now))
-    if indexed:
-        owners = runindex.Owners.of(after.user, after.bindings, config).owner_map(store, after)
-        _record_index(store, before, report, owners, wake_times(after, options.now, settings_of(after)), options.now,
-                      tag, config, started_ns, shared)
+        report.changes = store.write_changes(before, after, extra=lambda w: stage_events(store, w, before, after, now))
     return report
 
 
-def _record_index(store: StateStore, before: Snapshot, report: RunReport, owners: dict, wakes: list, now: str,
-                  tag: str, config, started_ns: int, shared: tuple | None, split: set | None = None,
-                  written: dict | None = None) -> None:
-    """Write the index of a full offline run that committed (``karmactl/store/runindex.py``):
-    ``owners`` ``{computed rel: [owner, claim]}`` (``runindex.Owners.owner_map``), ``wakes``
-    ``registry.wake_times`` entries, ``shared`` the shared file (``runindex.shared_objects_bytes``;
-    None: an object cannot be JSON, and no index is kept), ``split`` and ``written`` as for ``runindex.build_index``."""
-    from karmactl.store import runindex
-
-    if shared is not None:
-        index = runindex.build_index(store, before, owners, runindex.wake_map(wakes, now), report.warnings, now,
-                                     tag, config, started_ns, split, written)
-        runindex.write_index(store.root, index, shared)
+def _run_offline(store: StateStore, now: str) -> RunReport:
+    """An offline run that writes: as little as the last run's index allows
+    (``karmactl/incremental/engine.py: plan_run``): nothing, some templates, or everything (in
+    shards when large), the index then written anew."""
+    started_ns = time.time_ns()
+    done, run_plan = _run_incrementally(store, now, started_ns)
+    if done is not None:
+        return done
+    return _run_full_offline(store, now, run_plan, started_ns)
 
 
-def _index_tag() -> str:
-    """What an index of the last run must have been made by: this karmactl, these sources."""
-    from karmactl import __version__
-    from karmactl.store.runindex import code_stamp
+def _run_incrementally(store: StateStore, now: str, started_ns: int) -> tuple:
+    """``(report, None)`` of an unchanged or partial run, or ``(None, plan)`` for a full one
+    (``plan.reason`` says why)."""
+    from karmactl.incremental import engine
 
-    return f"karmactl-{__version__}-{code_stamp()}"
+    run_plan = engine.plan_run(store, now)
+    report = RunReport()
+    if run_plan.mode == "unchanged":
+        report.warnings.extend(run_plan.index.warnings)
+        report.passes = 1
+        report.incremental = "unchanged"
+        return report, None
+    if run_plan.mode == "partial":
+        done, run_plan.reason = _run_partial(store, now, report, run_plan, started_ns)
+        if done is not None:
+            return done, None
+    return None, run_plan
 
 
-def _run_partial(store: StateStore, now: str, report: RunReport, index, plan, started_ns: int,
-                 why: list) -> RunReport | None:
-    """An offline run that recomputes only some split templates (``karmactl/store/runindex.py``):
-    those of the files that changed (or are gone), those whose wake time has come, and those a
-    changed, added or removed name-selecting (Cluster)PropagationPolicy can reach
-    (``runindex.policy_change_owners``; read from their unchanged files).
+def _run_partial(store: StateStore, now: str, report: RunReport, run_plan, started_ns: int) -> tuple:
+    """Recompute only the templates the plan names (``karmactl/incremental/partial.py``):
+    ``(report, "")``, or ``(None, why)`` when a full run must decide (any input error included:
+    the full run reports it with every other one)."""
+    from karmactl.incremental.partial import FullRun, PartialRun
 
-    The sub-snapshot is what a shard of ``controllers/shards.py`` gets: the shared objects (the
-    index's shared file, its changed policies replaced by what the files hold now, and the computed
-    files it owns as ``""``) plus these templates with their bindings, Works and status. Of the
-    policies that name their templates (``runindex.SharedFile``), only those that can matter to
-    these are decoded: those of the files read again, those claimed by the computed files read and
-    those naming the kind and name of any object of the snapshot (what ``shards.reach_of`` and
-    :func:`_reached_policies_only` keep). It is
-    computed to its fixpoint; if that changes anything outside these templates' results (an
-    assumption of the split that does not hold), nothing is written
-    and None is returned: the caller runs in full. Otherwise only those files (and the Events of
-    these objects) are written, in one commit, and the index updated (and the shared file, when a
-    file holding policies was read).
-
-    Returns:
-        The report, or None when a full run must decide (any input error included: the full run
-        reports it with every other one); ``why`` then receives the reason.
-    """
-    import orjson
-
-    from karmactl.controllers import workload_rebalancer
-    from karmactl.controllers.shards import has_cross_template_dependencies, template_binding_key
-    from karmactl.store import runindex
-    from karmactl.store.state import COMPUTED_KINDS, change_list, file_signature
-
-    if index.warnings:
-        why.append("the last run warned")
-        return None  # warnings cannot be told apart per template: a full run repeats them correctly
-    shared = runindex.read_shared(store.root, index.token)
-    if shared is None or not runindex.read_detail(store.root, index):
-        why.append("the index's shared objects or its detail are missing")
-        return None
-    sub = Snapshot(store.registry)
-    for obj, path, doc, line in shared.objects:
-        key = key_of(obj)
-        sub.user[key] = obj
-        sub.sources[key] = Source(path, doc, line)
-        if key[:2] == ("apiextensions.k8s.io", "CustomResourceDefinition"):
-            store.registry.add_crd(obj)
-    decoded: dict = {}  # index -> key of the shared file's policies that name their templates, decoded on demand
-
-    def take(indices) -> bool:
-        for i in indices:
-            if i not in decoded:
-                try:
-                    obj, path, doc, line = shared.entry(i)
-                except ValueError:
-                    why.append("the index's shared objects are damaged")
-                    return False
-                key = decoded[i] = key_of(obj)
-                sub.user[key] = obj
-                sub.sources[key] = Source(path, doc, line)
-        return True
-    config = detector.DetectorConfig(skipped_namespaces=settings_of(sub).skipped_namespaces)
-    normalize = lambda obj, src: normalize_object(obj, src, store.registry, owned=True, strict=True)  # noqa: E731
-
-    def checked(rel: str) -> list | None:
-        """``[(object, document index, line)]`` of one user file, checked as a load checks them;
-        None (and the reason given) when it has an error: the full run reports it."""
-        try:
-            return [(store.check_document(o, i, ln, rel, normalize), i, ln)
-                    for o, i, ln in store.read_documents(store.root / rel, rel)]
-        except InputError:
-            why.append(f"{rel} has an error")
-            return None
-
-    reread = set(plan.touched) | set(plan.removed)
-    for rel in reread:  # the last run's versions of their policies
-        if not take(shared.in_file(rel)):
-            return None
-    held = index.objects_of(reread)  # what the files re-read held in the last run
-    shared_templates = [key for key, obj in sub.user.items() if detector.is_template(key, obj, config)]
-    old_policies = {}  # key -> the last run's version, of the policies of the files re-read
-    templates = set()
-    for rel, objs in held.items():
-        for key, split in objs:
-            if split:
-                templates.add(key)
-            else:
-                if not runindex.is_policy(key) or key not in sub.user:
-                    why.append(f"{rel} holds objects other templates read")
-                    return None  # a shared object changed (other than a policy)
-                old_policies[key] = sub.user.pop(key)  # its new version, if any, is read below
-                del sub.sources[key]
-    sigs = {}
-    entries = {}
-    new_policies = {}
-    for rel in plan.touched:
-        try:
-            sigs[rel] = file_signature(store.root / rel)
-        except InputError:
-            why.append(f"{rel} has an error")
-            return None
-        objs = checked(rel)
-        if objs is None:
-            return None
-        entries[rel] = []
-        for obj, i, ln in objs:
-            key = key_of(obj)
-            split = runindex.is_split(key, obj, config)
-            if key in sub.user or index.held_elsewhere(key, reread) or not (split or runindex.is_policy(key)):
-                why.append(f"{rel} holds objects other templates read, or a duplicate")
-                return None  # a duplicate, or a shared object: the full run decides
-            sub.user[key] = obj
-            sub.sources[key] = Source(rel, i, ln)
-            if split:
-                templates.add(key)
-            else:
-                new_policies[key] = obj
-            entries[rel].append((key, split))
-    # a changed policy: the templates it selected or selects, or that it claims (runindex docs)
-    changed_old = {k: o for k, o in old_policies.items() if new_policies.get(k) != o}
-    changed_new = {k: o for k, o in new_policies.items() if old_policies.get(k) != o}
-    reached = set()
-    if changed_old or changed_new:
-        # the templates their selectors can name (reach_of matches by kind and name); any other
-        # selector makes policy_change_owners answer None
-        names = {target.split("/", 1)[1] for version in (changed_old, changed_new) for key, obj in version.items()
-                 for target in runindex.named_targets(key, obj) or ()}
-        every_template = {key: False for key in shared_templates}
-        holders = {}  # owner -> (template key, file) of those templates in files not re-read
-        for key, rel in index.split_templates(names):
-            every_template[key] = True
-            if rel not in reread:
-                holders[runindex.owner_of_binding(template_binding_key(key))] = (key, rel)
-        every_template.update((key, True) for key in templates)
-        reached, reason = runindex.policy_change_owners(changed_old, changed_new, every_template, index)
-        if reached is None:
-            why.append(reason)
-            return None
-        wanted: dict = {}  # file not re-read -> keys of the reached templates it holds
-        for owner in reached:
-            if owner in holders:
-                wanted.setdefault(holders[owner][1], set()).add(holders[owner][0])
-        for rel, keys in sorted(wanted.items()):
-            objs = checked(rel)
-            if objs is None:
-                return None
-            for obj, i, ln in objs:
-                key = key_of(obj)
-                if key in keys:
-                    keys.discard(key)
-                    sub.user[key] = obj
-                    sub.sources[key] = Source(rel, i, ln)
-                    templates.add(key)
-            if keys:
-                why.append(f"{rel} changed while it was read")
-                return None
-    owners = {runindex.owner_of_binding(template_binding_key(k)) for k in templates} | plan.due | reached
-    loaded = {}  # computed rel -> its owner in the last run
-    for owner in sorted(owners | {runindex.SHARED}):
-        for rel in index.files_of(owner):
-            loaded[rel] = owner
-            try:
-                with open(store.root / rel, "rb") as fh:
-                    obj = orjson.loads(fh.read())
-            except (OSError, ValueError):
-                why.append(f"{rel} cannot be read")
-                return None
-            key = key_of(obj)
-            if key[:2] in COMPUTED_KINDS:
-                (sub.works if key[1] == "Work" else sub.bindings)[key] = obj
-            else:
-                sub.overlays[key] = obj
-            if not take(shared.of_claim(index.claims.get(rel, ""))):  # a policy it claims
-                return None
-    for key in list(sub.user):  # the policies naming any of these objects (shards.reach_of matches so)
-        if not take(shared.named(key[1], key[3])):
-            return None
-    shared_bytes = None
-    if old_policies or new_policies:  # the shared file gets the policies (and sources) of this run
-        if not any(entry[1] in reread for entry in shared.objects):  # in place, when only named policies moved
-            shared_bytes = shared.replaced(
-                {i: decoded[i] for rel in reread for i in shared.in_file(rel)},
-                [(k, [o, sub.sources[k].path, sub.sources[k].index, sub.sources[k].line])
-                 for k, o in new_policies.items()])
-        if shared_bytes is None:
-            shared_bytes = runindex.shared_file_bytes(
-                [(k, [o, sub.sources[k].path, sub.sources[k].index, sub.sources[k].line])
-                 for k, o in sub.user.items() if not runindex.is_split(k, o, config) and k in sub.sources],
-                shared.carried(decoded))
-        if shared_bytes is None:
-            why.append("a policy cannot be kept in the index")
-            return None
-    if has_cross_template_dependencies(sub) or workload_rebalancer.pending(sub):
-        why.append("templates are joined (propagateDeps, MultiClusterService, FederatedResourceQuota) or a "
-                   "WorkloadRebalancer is pending")
-        return None
     try:
-        after = control_loop(_reached_policies_only(sub, config, keep=set(changed_new)), now, OfflineMembers(), report)
-    except (InputError, NotConvergedError) as exc:
-        why.append(f"{type(exc).__name__}: {exc}")
-        return None  # the full run decides (and reports it as it would)
-    if (changed_old or changed_new) and report.warnings:
-        why.append("a policy changed and the run warned")
-        return None  # a warning may concern templates not computed here: a full run gives them all
-    who = runindex.Owners.of(sub.user, {**sub.bindings, **after.bindings}, config)
-    who.split |= templates  # removed templates keep their owner until their results are gone
-    for which in ("bindings", "works", "overlays"):
-        old_map, new_map = getattr(sub, which), getattr(after, which)
-        for key in set(old_map) | set(new_map):
-            old, new = old_map.get(key), new_map.get(key)
-            if old is not new and old != new and who.owner(which, key, new if new is not None else old) not in owners:
-                why.append(f"the change reaches {which} {describe_key(key)}")
-                return None  # the split's assumption does not hold here: compute everything
-    owned = lambda which, key, obj: who.owner(which, key, obj) in owners  # noqa: E731
-    writer = store.new_writer()
-    try:
-        staged = store.stage_changes(sub, after, writer, keep=owned)
-        staged += stage_events(store, writer, sub, after, now, keep=owned)
-    except BaseException:
-        writer.abort()
-        raise
-    runindex.drop_index(store.root)  # from here until the new index is written, a crash means a full run
-    writer.commit()
-    report.changes = change_list(staged)
-    # the index, updated for what this run read and wrote
-    for rel in plan.removed:
-        index.files.set(rel, None)
-    for rel in plan.touched:
-        index.files.set(rel, runindex.recorded_signature(sigs[rel], started_ns))
-    detail = index.replace_objects(held, entries)
-    owner_map = who.owner_map(store, after, keep=owned)
-    for _i, _key, action, rel in staged:
-        if not rel.startswith(EVENTS_DIR + "/"):
-            if action == "delete":
-                detail |= index.record_computed(rel, None, was=loaded.get(rel))
-            else:
-                sig = writer.written.get(rel)
-                if sig is None:
-                    st = os.stat(store.root / rel)
-                    sig = (st.st_mtime_ns, st.st_size, st.st_ino)
-                detail |= index.record_computed(rel, list(sig), *owner_map.get(rel, runindex.NO_OWNER),
-                                                was=loaded.get(rel))
-    wakes = {o: t for o, t in index.wakes.items() if o not in owners}
-    for owner, when in runindex.wake_map(wake_times(after, now, settings_of(after)), now).items():
-        if owner in owners:
-            wakes[owner] = when
-    index.wakes, index.warnings, index.now = wakes, list(report.warnings), now
-    index.files.relist(store.root)
-    index.computed.relist(store.root)
-    runindex.write_index(store.root, index, shared_bytes, detail)
-    report.incremental = f"partial: {len(templates)} template(s)"
-    if changed_old or changed_new:
-        report.incremental += f", {len(set(changed_old) | set(changed_new))} policy(ies) changed"
+        part = PartialRun.prepare(store, run_plan.index, run_plan.plan)
+        try:
+            after = control_loop(part.snapshot(), now, OfflineMembers(), report)
+        except (InputError, NotConvergedError) as exc:
+            raise FullRun(f"{type(exc).__name__}: {exc}") from None  # the full run reports it as it would
+        return part.commit(after, report, now, started_ns), ""
+    except FullRun as exc:
+        return None, str(exc) or "partial run not possible"
+
+
+def _run_full_offline(store: StateStore, now: str, run_plan, started_ns: int) -> RunReport:
+    """The whole state directory, computed in shards when large (``karmactl/incremental/sharded.py``)
+    or here, and the run index written after the commit."""
+    from karmactl.incremental import engine, runindex, sharded
+
+    report = RunReport(incremental=f"full: {run_plan.reason}")
+    # the loaded snapshot is handed over, not kept here: a sharded run lets go of it
+    done, before, config = sharded.run_large(store, *_load_full(store, run_plan, now, report), now, report,
+                                             started_ns, run_plan.tag, compute=compute, load=_reload)
+    if done is not None:
+        return done
+    shared = runindex.shared_objects_bytes(before, config)  # before computing: as loaded
+    _compute_and_write(store, before, now, OfflineMembers(), report)
+    engine.record_full_run(store, before, report.after, report, now, run_plan.tag, config, started_ns, shared)
     return report
 
 
-def _reached_policies_only(sub: Snapshot, config, keep: set) -> Snapshot:
-    """``sub`` (a partial run's snapshot: some templates and every shared object) without the
-    (Cluster)PropagationPolicies that can matter to none of its templates (``shards.policy_reach``,
-    as a shard of a full run gets them), but for those in ``keep``: the detector then indexes a
-    handful of policies, not the 10,000 of a fleet where each names its template. The computed
-    maps are ``sub``'s own (what the run compares its result with)."""
-    from karmactl.controllers.shards import policy_reach
+def _load_full(store: StateStore, run_plan, now: str, report: RunReport) -> tuple:
+    """``(snapshot, ShardInputs or None)`` for a full offline run (``sharded.load_for_shards``
+    with the last run's index, which is let go before the load), expired WorkloadRebalancers
+    removed; the index file is dropped (until the new one is written, a crash means a full run)."""
+    from karmactl.incremental import engine, runindex, sharded
 
-    templates = [k for k, o in sub.user.items() if detector.is_template(k, o, config)]
-    present = set(templates) | set(sub.bindings)
-    drop = {k for k, reached in policy_reach(sub, templates).items()
-            if reached is not None and k not in keep and not (reached & present)}
-    if not drop:
-        return sub
-    return Snapshot(sub.registry, {k: o for k, o in sub.user.items() if k not in drop}, sub.sources, sub.overlays,
-                    sub.bindings, sub.works)
+    owners = engine.take_owners(store, run_plan)
+    if owners is not None:  # computed files the shard processes read (karmactl/incremental/shard_inputs.py)
+        before, later = sharded.load_for_shards(store, owners, load)
+    else:
+        before, later = load(store), None
+    owners = None
+    if _delete_expired_rebalancers(store, before, now, report):
+        before, later = load(store), None
+    runindex.drop_index(store.root)
+    return before, later
 
 
 ACT_ROUNDS = 3  # act -> observe -> compute rounds in one run while decisions keep changing Works
@@ -922,221 +575,6 @@ def unjoin(store: StateStore, name: str, members: Members | None, clock, wait: f
         return remaining, report
 
 
-# --------------------------------------------------------------------------- shards
-
-SHARDS = 2
-SHARD_MIN_OBJECTS = 2000  # below this, starting a second process costs more than it saves
-SHARD_TEMPLATES = 600
-"""Resource templates per shard, about: a large run is cut into more shards than processes, each
-process computing its shards one after the other, so what a process holds at once is one shard's
-results (its bindings, Works, statuses and Events: some 10 MB here), not its share of the fleet."""
-_SHARD_JOB = None  # what forked shard processes compute from (inherited, never pickled)
-
-
-def shard_count(snap: Snapshot) -> int:
-    """How many processes compute and write an offline run of ``snap``: 1, or :data:`SHARDS`
-    for large state directories on machines with several cores and ``fork``."""
-    from karmactl.controllers import workload_rebalancer
-    from karmactl.controllers.shards import has_cross_template_dependencies
-
-    if not _may_shard(snap) or has_cross_template_dependencies(snap):
-        return 1
-    if workload_rebalancer.pending(snap):
-        return 1  # a rebalancer reads bindings of every shard: the run that acts on it is not split
-    return SHARDS
-
-
-def _may_shard(snap: Snapshot) -> bool:
-    """Whether :func:`shard_count` can give more than one process by what ``snap.user`` holds and
-    the machine has (large enough, several cores, ``fork``, no object that joins templates); the
-    computed objects may still say no."""
-    import multiprocessing
-    import os
-
-    from karmactl.controllers.shards import has_cross_template_dependencies
-
-    return (len(snap.user) >= SHARD_MIN_OBJECTS and (os.cpu_count() or 1) >= 2
-            and "fork" in multiprocessing.get_all_start_methods()
-            and not has_cross_template_dependencies(Snapshot(snap.registry, snap.user)))
-
-
-def _compute_shard(worker: int) -> tuple:
-    """What one process computes of a sharded run (in a forked process, or in the parent for
-    worker 0): the shards ``worker``, ``worker + processes``, ... one after the other; for each,
-    compute its part of the snapshot (with its computed files, when the parent left them to the
-    shards: ``store/shard_inputs.py``), stage the files it owns, derive and merge the Events of the
-    objects it owns (an Event file holds objects of several shards: the parent stages them), then
-    let its results go. Returns ``(plan, staged, warnings, events, passes, error, merged Events,
-    owners, wakes)`` (merged Events of all its shards as ``store.events.EventBuffer.packed``
-    returns them; the last two for the run index: ``{computed rel: [owner, claim]}`` of the objects it
-    owns, and the ``wake_times`` entries of its bindings and of the whole state); an error is
-    returned, not raised, so the parent can undo every shard's staging."""
-    from karmactl.controllers.events import derive_events
-    from karmactl.store.events import EventBuffer, merge_derived
-    from karmactl.store.fsio import TreeWriter
-    from karmactl.store.runindex import Owners
-
-    store, before, sharding, now, staging, processes, inputs = _SHARD_JOB
-    # What the other processes compute is not this one's to keep: dropped, its memory (grouped by
-    # shards.layout_group) takes this process's results. The parent's (worker 0) run index
-    # needs only the sources of what it drops.
-    sharding.keep_only(before, worker, processes)
-    writer = TreeWriter(store.root, staging)
-    report = RunReport()
-    staged: list = []
-    merged = EventBuffer()
-    owners: dict = {}
-    wakes: list = []
-    passes = 0
-    stored: dict = {}  # Event files read, for the shards after (store.events.merge_derived)
-    try:
-        for index in range(worker, sharding.shards, processes):
-            sub = sharding.split(before, index)
-            if inputs is not None:  # this shard's computed files, read now (store/shard_inputs.py)
-                inputs.add_to(store, sub, sharding, index)
-            after = compute(sub, now, report=report)
-            passes = max(passes, report.passes)
-            owned = lambda which, key, obj, index=index: sharding.owner(which, key, obj) == index  # noqa: E731
-            staged += store.stage_changes(sub, after, writer, keep=owned)
-            merged.add(merge_derived(store.root, derive_events(sub, after, now, keep=owned), now, stored))
-            settings = settings_of(after)
-            config = detector.DetectorConfig(skipped_namespaces=settings.skipped_namespaces)
-            owners.update(Owners.of(after.user, after.bindings, config).owner_map(store, after, keep=owned))
-            wakes += [(b, t) for b, t in wake_times(after, now, settings)
-                      if b is None or sharding.owner("bindings", b, {}) == index]
-            del sub, after
-    except Exception as exc:  # noqa: BLE001 - handed to the parent, which raises it
-        return writer.plan(), [], report.warnings, report.events, passes, exc, None, {}, []
-    # the objects are done with (the parent's run index reads only the sources): their memory
-    # takes what follows
-    before.user = before.bindings = before.works = before.overlays = {}
-    result = (writer.plan(), staged, report.warnings, report.events, passes, None, merged.packed(), owners, wakes)
-    return _compressed(result) if worker else result
-
-
-def _compressed(result: tuple) -> bytes:
-    """A forked shard process's result as it is sent to the parent (:func:`_shard_result`):
-    pickled straight into a zlib stream, so that neither the pickle of some 20,000 file names
-    nor the pipe's copies of it are ever held whole."""
-    import pickle
-    import zlib
-
-    class _Sink:
-        def __init__(self):
-            self.zip, self.chunks = zlib.compressobj(1), []
-
-        def write(self, data) -> int:
-            self.chunks.append(self.zip.compress(data))
-            return len(data)
-
-    sink = _Sink()
-    pickle.Pickler(sink, protocol=pickle.HIGHEST_PROTOCOL).dump(result)
-    sink.chunks.append(sink.zip.flush())
-    return b"".join(sink.chunks)
-
-
-def _shard_result(sent) -> tuple:
-    """What :func:`_compute_shard` returned in a forked process (compressed there)."""
-    import pickle
-    import zlib
-
-    return pickle.loads(zlib.decompress(sent)) if isinstance(sent, bytes) else sent
-
-
-def _run_sharded(store: StateStore, before: Snapshot, now: str, report: RunReport, processes: int,
-                 index_parts: dict | None = None, later=None) -> RunReport:
-    """An offline run computed and written by ``processes`` processes, in shards of about
-    :data:`SHARD_TEMPLATES` templates (``controllers/shards.py`` says why the shards are
-    independent); the files of all shards land together or not at all. ``index_parts``, when
-    given, receives for the run index (``karmactl/store/runindex.py``) ``owners`` and ``wakes``,
-    gathered from the shards, ``shared`` and ``split`` (``runindex.shared_objects_bytes`` and the
-    split templates, taken from the objects as loaded while the other processes compute), and
-    ``written`` (the signatures of the files written, ``TreeWriter.written``). ``later``, when
-    given, is the ``store.shard_inputs.ShardInputs`` of :func:`_load_for_shards`: computed files
-    ``before`` does not hold, each read by the process of its shard just before computing it.
-
-    Raises:
-        InputError, NotConvergedError, OSError: as a single-process run would (nothing is written).
-        StaleShardInputs: a file of ``later`` does not fit its shard (nothing is written; the
-            caller computes from the whole snapshot).
-    """
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    from karmactl.controllers.shards import Sharding
-    from karmactl.gcpause import return_free_memory
-    from karmactl.store.fsio import die_with_parent, kill_pool
-    from karmactl.store.state import change_list
-
-    global _SHARD_JOB
-    settings = settings_of(before)
-    config = detector.DetectorConfig(skipped_namespaces=settings.skipped_namespaces)
-    sharding = Sharding(before, lambda templates: processes * max(1, -(-templates // (SHARD_TEMPLATES * processes))),
-                        config)
-    if later is not None:
-        later.split(sharding.shards)
-    return_free_memory()  # what loading left free, before two processes count it
-    writer = store.new_writer()
-    _SHARD_JOB = (store, before, sharding, now, writer.staging, processes, later)
-    try:
-        pool = ProcessPoolExecutor(max_workers=processes - 1, mp_context=multiprocessing.get_context("fork"),
-                                   initializer=die_with_parent)
-        try:
-            futures = [pool.submit(_compute_shard, i) for i in range(1, processes)]
-            if index_parts is not None:  # while the others compute, from the objects as loaded
-                from karmactl.store.runindex import is_split, shared_objects_bytes
-
-                index_parts["shared"] = shared_objects_bytes(before, config)
-                index_parts["split"] = {k for k in sharding.split_templates() if is_split(k, before.user[k], config)}
-            mine = _compute_shard(0)
-            sent = [f.result() for f in futures]
-        except BaseException:  # never wait for (or leave behind) a worker after an interrupt
-            kill_pool(pool)
-            raise
-        pool.shutdown()  # the processes are gone (and their memory with them) before their results unpack
-        results = [mine] + [_shard_result(s) for s in sent]
-    except BaseException:  # a shard process died, or the run was interrupted: drop all staging
-        writer.abort()
-        raise
-    finally:
-        _SHARD_JOB = None
-    staged: list = []
-    merged: list = []
-    owners: dict = {}
-    wakes: list = []
-    for plan, part, warnings, events, passes, _error, shard_events, shard_owners, shard_wakes in results:
-        if shard_events is not None:
-            merged.append(unpack_events(shard_events))
-        writer.adopt(plan)
-        owners.update(shard_owners)
-        wakes.extend(shard_wakes)
-        staged.extend(part)
-        for line in warnings:
-            if line not in report.warnings:
-                report.warnings.append(line)
-        for line in events:
-            if line not in report.events:
-                report.events.append(line)
-        report.passes = max(report.passes, passes)
-    errors = [r[5] for r in results if r[5] is not None]
-    if errors:
-        from karmactl.store.shard_inputs import StaleShardInputs
-
-        writer.abort()
-        # stale inputs first: computed from the whole snapshot, the run reports what it would
-        raise next((e for e in errors if isinstance(e, StaleShardInputs)), errors[0])
-    try:
-        staged += stage_merged(store.root, writer, merged)
-    except BaseException:
-        writer.abort()
-        raise
-    writer.commit()
-    report.changes = change_list(staged)
-    if index_parts is not None:
-        index_parts.update(owners=owners, wakes=wakes, written=writer.written)
-    return report
-
-
 def _planned_changes(store: StateStore, before: Snapshot, after: Snapshot) -> list:
     out = []
     for old_map, new_map in ((before.bindings, after.bindings), (before.works, after.works),
@@ -1150,4 +588,4 @@ def _planned_changes(store: StateStore, before: Snapshot, after: Snapshot) -> li
 
 
 __all__ = ["Members", "OfflineMembers", "RunOptions", "RunReport", "run", "compute", "control_loop", "converged",
-           "load", "run_until_converged", "unjoin", "unjoin_pass", "UnjoinError", "NotConvergedError", "InputError"]
+           "load", "normalize_object", "settings_of", "run_until_converged", "unjoin", "unjoin_pass", "UnjoinError", "NotConvergedError", "InputError"]

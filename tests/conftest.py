@@ -37,10 +37,10 @@ def _every_size_path(monkeypatch):
     directories (parsing in worker processes, offline runs computed in shards), so the whole
     suite checks that they behave exactly as the small-directory paths do."""
     if os.environ.get("KARMACTL_TEST_LARGE_PATHS") == "1":
-        from karmactl import reconcile
+        from karmactl.incremental import sharded
         from karmactl.store import state as state_mod
 
-        monkeypatch.setattr(reconcile, "SHARD_MIN_OBJECTS", 0)
+        monkeypatch.setattr(sharded, "SHARD_MIN_OBJECTS", 0)
         monkeypatch.setattr(state_mod, "PARALLEL_PARSE_MIN_FILES", 1)
 
 

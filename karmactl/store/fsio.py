@@ -162,7 +162,7 @@ stop]], "staging": ".karmactl/staging.<pid>" | null}``, every path relative to t
 RUNTIME_TARGETS = frozenset({".karmactl/cache/parsed.json", ".karmactl/run-index.json",
                              ".karmactl/run-index.shared.json", ".karmactl/run-index.detail.json"})
 """The files under ``.karmactl/`` that karmactl writes through a batch (the parse cache,
-``karmactl/store/state.py``; the run index, ``karmactl/store/runindex.py``): the only targets of a
+``karmactl/store/state.py``; the run index, ``karmactl/incremental/runindex.py``): the only targets of a
 journal inside the runtime directory."""
 
 MAX_JOURNAL_BYTES = 256 << 20
@@ -290,16 +290,7 @@ def check_journal(real_root: str, job, live: bool = False) -> None:
         raise JournalRejected("renames and deletes must be lists")
     in_staging = staging + "/" if staging is not None else None
     for step in renames:
-        if type(step) is not list or len(step) != 2:
-            raise JournalRejected(f"rename: not a [source, target] pair: {step!r}"[:300])
-        src = check.rel(step[0], "rename source")
-        dst = check.target(step[1], "rename target")
-        if not ((in_staging is not None and src.startswith(in_staging)) or
-                (_TMP_NAME.fullmatch(src.rpartition("/")[2]) and src.rpartition("/")[0] == dst.rpartition("/")[0])):
-            raise JournalRejected(f"rename source: {src!r} is neither a temporary file beside {dst!r} "
-                                  f"nor in the staging tree"[:300])
-        if not live and os.path.islink(os.path.join(real_root, src)):
-            raise JournalRejected(f"rename source: {src!r} is a symbolic link"[:300])
+        _check_rename(check, real_root, step, in_staging, live)
     for step in deletes:
         if type(step) is not list or len(step) != 2:
             raise JournalRejected(f"delete: not a [path, stop] pair: {step!r}"[:300])
@@ -310,6 +301,24 @@ def check_journal(real_root: str, job, live: bool = False) -> None:
         full = os.path.join(real_root, rel)
         if not live and os.path.isdir(full) and not os.path.islink(full):
             raise JournalRejected(f"delete: {rel!r} is a directory"[:300])
+
+
+def _check_rename(check: _Checker, real_root: str, step, in_staging: str | None, live: bool) -> None:
+    """One rename step of :func:`check_journal` (its rules for renames).
+
+    Raises:
+        JournalRejected: naming the step and why.
+    """
+    if type(step) is not list or len(step) != 2:
+        raise JournalRejected(f"rename: not a [source, target] pair: {step!r}"[:300])
+    src = check.rel(step[0], "rename source")
+    dst = check.target(step[1], "rename target")
+    if not ((in_staging is not None and src.startswith(in_staging)) or
+            (_TMP_NAME.fullmatch(src.rpartition("/")[2]) and src.rpartition("/")[0] == dst.rpartition("/")[0])):
+        raise JournalRejected(f"rename source: {src!r} is neither a temporary file beside {dst!r} "
+                              f"nor in the staging tree"[:300])
+    if not live and os.path.islink(os.path.join(real_root, src)):
+        raise JournalRejected(f"rename source: {src!r} is a symbolic link"[:300])
 
 
 def _carry_out(real_root: str, job: dict) -> None:

@@ -27,6 +27,7 @@ import json
 import os
 
 import orjson
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +54,18 @@ note_sink = None
 def _note(text: str) -> None:
     if note_sink is not None:
         note_sink(text)
+
+
+@contextmanager
+def notes_silenced():
+    """Drop the notes of what a load leaves out while the block runs (a second load in one run:
+    its notes were given by the first)."""
+    global note_sink
+    sink, note_sink = note_sink, None
+    try:
+        yield
+    finally:
+        note_sink = sink
 COMPUTED_KINDS = {("work.karmada.io", "ResourceBinding"), ("work.karmada.io", "ClusterResourceBinding"),
                   ("work.karmada.io", "Work")}
 
@@ -195,7 +208,7 @@ class StateStore:
         are looked for in, with those it holds (possibly none), unsorted (:func:`walk_listed`):
         ``directory`` relative to the state directory (``""`` for its top), each entry's ``name`` a
         file's. The one rule :meth:`user_file_names`
-        and the run index (``karmactl/store/runindex.py``) follow.
+        and the run index (``karmactl/incremental/runindex.py``) follow.
 
         Each directory is listed through an open descriptor, kept open while its entries are
         yielded, so ``entry.stat()`` (which follows a symlink, as ``os.stat`` does) looks the file
@@ -430,7 +443,7 @@ class StateStore:
             layout: optional ``f(obj) -> int``, a memory group per object: objects parsed by the
                 worker processes are built in the parent group by group, so that a forked process
                 that later drops the objects of a group frees whole pages
-                (``controllers/shards.py: layout_group``). It changes nothing else.
+                (``incremental/shards.py: layout_group``). It changes nothing else.
             computed: False to read the user files only; the caller then reads the computed files
                 with :meth:`read_computed` (a sharded run reads some of them per shard).
 
@@ -450,30 +463,14 @@ class StateStore:
         # files by their path relative to the state directory (strings: no Path per file)
         names = {self.rel(name): name for name in self.user_file_names()}
         cache = self._read_cache(normalize_tag)
-        parsed: dict[str, dict] = {}
-        missed = []
-        for rel, name in names.items():
-            hit = cache.get(rel)
-            if hit is not None and hit.get("sig") == file_signature(name):
-                parsed[rel] = hit
-            else:
-                missed.append(rel)
         builtin_kinds = set(self.registry.group_kinds())
-        results, errors = self._parse_many([names[rel] for rel in missed], normalize, layout)
-        for rel, result in zip(missed, results):
-            if result is None:  # reported in errors; the other files are still checked
-                continue
-            sig, docs, skipped = result
-            parsed[rel] = {"sig": sig, "raw": docs, "skipped": skipped}
+        parsed, errors = self._parse_changed(names, cache, normalize, layout)
         files = [rel for rel in names if rel in parsed]
         # CRDs first, so custom resources in any file are known.
-        crds = []
-        for rel in files:
-            for item in parsed[rel].get("raw") or parsed[rel].get("objs") or []:
-                obj = item[0]
-                if obj.get("kind") == "CustomResourceDefinition" and group_of(obj.get("apiVersion", "")) == "apiextensions.k8s.io":
-                    self.registry.add_crd(obj)
-                    crds.append(obj)
+        crds = [obj for rel in files for obj in _crds_of(item[0] for item in parsed[rel].get("raw") or
+                                                         parsed[rel].get("objs") or [])]
+        for crd in crds:
+            self.registry.add_crd(crd)
         crd_tag = _fingerprint(crds)
         # a CRD that redefines a built-in kind makes the workers' checks of that kind stale
         shadowed = any(found is not None and (found[0], found[1]) in builtin_kinds for found in map(crd_kind, crds))
@@ -483,38 +480,16 @@ class StateStore:
         for rel in files:
             entry = parsed[rel]
             if "objs" in entry and entry.get("crds") == crd_tag:
-                objs = entry["objs"]
                 new_cache[rel] = entry
             else:
                 dirty = True
-                raw, skipped = entry.get("raw"), entry.get("skipped") or []
-                if not raw or shadowed:
-                    skipped = []
-                    raw = [[o, i, ln, False] for o, i, ln in self.read_documents(Path(names[rel]), rel, skipped)]
-                objs = []
-                for obj, index, line, checked in raw:
-                    try:
-                        objs.append([obj if checked else self.check_document(obj, index, line, rel, normalize),
-                                     index, line])
-                    except InputError as exc:  # every bad object of every file is reported
-                        errors.append(exc)
-                new_cache[rel] = {"sig": entry["sig"], "crds": crd_tag, "objs": objs}
-                if skipped:
-                    new_cache[rel]["skipped"] = skipped
+                new_cache[rel] = self._checked_entry(rel, names[rel], entry, crd_tag, shadowed, normalize, errors)
             for note in new_cache[rel].get("skipped") or ():
                 _note(f"ignoring {note}")
-            for obj, index, line in objs:
-                key = key_of(obj)
-                if key in snap.user:
-                    other = snap.sources[key]
-                    errors.append(InputError(f"duplicate object: also defined in {other.path}:{other.line}",
-                                             rel, line, describe_key(key)))
-                    continue
-                snap.user[key] = obj
-                snap.sources[key] = Source(rel, index, line)
+            self._add_user_objects(snap, rel, new_cache[rel]["objs"], errors)
         if errors:
             raise InputError.several(errors)
-        # what each file was when read (the run index, karmactl/store/runindex.py, records it)
+        # what each file was when read (the run index, karmactl/incremental/runindex.py, records it)
         self.loaded_signatures = {rel: parsed[rel]["sig"] for rel in files}
         if dirty and self.root.is_dir():
             # the cache is written as parsed (not the caller's later mutations): serialize now
@@ -523,6 +498,59 @@ class StateStore:
         if computed:
             self.read_computed(snap)
         return snap
+
+    def _parse_changed(self, names: dict, cache: dict, normalize, layout) -> tuple:
+        """``(parsed, errors)``: ``{rel: cache entry}`` of every user file, from the parse cache
+        when its signature matches, else parsed now (``{"sig", "raw", "skipped"}``, see
+        :meth:`_parse_many`); a file that failed is left out, its :class:`InputError` in ``errors``."""
+        parsed: dict[str, dict] = {}
+        missed = []
+        for rel, name in names.items():
+            hit = cache.get(rel)
+            if hit is not None and hit.get("sig") == file_signature(name):
+                parsed[rel] = hit
+            else:
+                missed.append(rel)
+        results, errors = self._parse_many([names[rel] for rel in missed], normalize, layout)
+        for rel, result in zip(missed, results):
+            if result is None:  # reported in errors; the other files are still checked
+                continue
+            sig, docs, skipped = result
+            parsed[rel] = {"sig": sig, "raw": docs, "skipped": skipped}
+        return parsed, errors
+
+    def _checked_entry(self, rel: str, name: str, entry: dict, crd_tag: str, shadowed: bool, normalize,
+                       errors: list) -> dict:
+        """The parse cache entry of one file whose objects are checked now (parsed again when the
+        workers' checks are stale); each bad object's :class:`InputError` goes to ``errors``."""
+        raw, skipped = entry.get("raw"), entry.get("skipped") or []
+        if not raw or shadowed:
+            skipped = []
+            raw = [[o, i, ln, False] for o, i, ln in self.read_documents(Path(name), rel, skipped)]
+        objs = []
+        for obj, index, line, checked in raw:
+            try:
+                objs.append([obj if checked else self.check_document(obj, index, line, rel, normalize), index, line])
+            except InputError as exc:  # every bad object of every file is reported
+                errors.append(exc)
+        out = {"sig": entry["sig"], "crds": crd_tag, "objs": objs}
+        if skipped:
+            out["skipped"] = skipped
+        return out
+
+    @staticmethod
+    def _add_user_objects(snap: Snapshot, rel: str, objs: list, errors: list) -> None:
+        """One file's checked objects ``[[object, index, line]]`` into ``snap.user``; a duplicate
+        key's :class:`InputError` goes to ``errors``."""
+        for obj, index, line in objs:
+            key = key_of(obj)
+            if key in snap.user:
+                other = snap.sources[key]
+                errors.append(InputError(f"duplicate object: also defined in {other.path}:{other.line}",
+                                         rel, line, describe_key(key)))
+                continue
+            snap.user[key] = obj
+            snap.sources[key] = Source(rel, index, line)
 
     def read_computed(self, snap: Snapshot, rels=None, skip=None) -> list[str]:
         """Put the objects of computed files into ``snap`` (bindings, Works, overlays), checked
@@ -618,24 +646,10 @@ class StateStore:
         read_lock(self.root)
         if pending_journal(self.root):
             return None
-        cache = self._read_cache(normalize_tag)
-        if not cache:
+        entries = self._cache_as_files(self._read_cache(normalize_tag))
+        if entries is None:
             return None
-        files = self.user_file_names()
-        if len(files) != len(cache):
-            return None
-        entries = []
-        crds = []
-        for path in files:
-            rel = self.rel(path)
-            entry = cache.get(rel)
-            if entry is None or "objs" not in entry or entry.get("sig") != file_signature(path):
-                return None
-            entries.append((rel, entry))
-            for obj, _index, _line in entry["objs"]:
-                if obj.get("kind") == "CustomResourceDefinition" and \
-                        group_of(obj.get("apiVersion", "")) == "apiextensions.k8s.io":
-                    crds.append(obj)
+        crds = [obj for _rel, entry in entries for obj in _crds_of(o[0] for o in entry["objs"])]
         crd_tag = _fingerprint(crds)
         if any(entry.get("crds") != crd_tag for _rel, entry in entries):
             return None
@@ -652,26 +666,46 @@ class StateStore:
                 snap.user[key] = obj
                 snap.sources[key] = Source(rel, index, line)
         wanted = {tuple(w) for w in kinds_of(self.registry)} | {("cluster.karmada.io", "Cluster")}
-        if any(w[:2] == ("", "Namespace") for w in wanted):
-            paths = self.computed_files()
-        else:
-            paths = []  # strings, not Paths: building and sorting 10,000 Paths costs more than reading the files
-            kinds = {w for w in wanted if len(w) == 2}
-            for group, kind in sorted(kinds):
-                base = os.path.join(self.root, self.computed_rel((group, kind, "", "x")).rsplit("/", 1)[0])
-                paths += [os.path.join(d, f) for d, _dirs, names in os.walk(base) for f in names
-                          if f.endswith(".json") and not f.startswith(".")]
-            for key in sorted(w for w in wanted if len(w) == 4 and w[:2] not in kinds):
-                try:
-                    path = os.path.join(self.root, self.computed_rel(key))
-                except InputError:  # a name no file can have: no computed file either
-                    continue
-                if os.path.isfile(path):
-                    paths.append(path)
-            paths = sorted(set(paths))
-        for path in paths:
+        for path in self._computed_paths_of(wanted):
             self._add_computed(snap, path)
         return snap
+
+    def _cache_as_files(self, cache: dict) -> list | None:
+        """``[(rel, entry)]`` of the parse cache in user file order, when it holds checked objects
+        (``objs``) of exactly the current user files with their signatures; else None."""
+        if not cache:
+            return None
+        files = self.user_file_names()
+        if len(files) != len(cache):
+            return None
+        entries = []
+        for path in files:
+            rel = self.rel(path)
+            entry = cache.get(rel)
+            if entry is None or "objs" not in entry or entry.get("sig") != file_signature(path):
+                return None
+            entries.append((rel, entry))
+        return entries
+
+    def _computed_paths_of(self, wanted: set) -> list:
+        """The computed files :meth:`load_cached` reads for ``wanted`` (``(group, kind)`` or keys):
+        every one when Namespaces are asked for, else those of the kinds and objects named, sorted."""
+        if any(w[:2] == ("", "Namespace") for w in wanted):
+            return self.computed_files()
+        paths = []  # strings, not Paths: building and sorting 10,000 Paths costs more than reading the files
+        kinds = {w for w in wanted if len(w) == 2}
+        for group, kind in sorted(kinds):
+            base = os.path.join(self.root, self.computed_rel((group, kind, "", "x")).rsplit("/", 1)[0])
+            paths += [os.path.join(d, f) for d, _dirs, names in os.walk(base) for f in names
+                      if f.endswith(".json") and not f.startswith(".")]
+        for key in sorted(w for w in wanted if len(w) == 4 and w[:2] not in kinds):
+            try:
+                path = os.path.join(self.root, self.computed_rel(key))
+            except InputError:  # a name no file can have: no computed file either
+                continue
+            if os.path.isfile(path):
+                paths.append(path)
+        return sorted(set(paths))
 
     # ------------------------------------------------------------------ writing
     def computed_rel(self, key: Key) -> str:
@@ -813,7 +847,7 @@ def scan_computed(root):
     """Yield ``(relative path, os.DirEntry)`` for every file a load reads under ``computed/``:
     ``*.json``, not hidden, Events left out (history, not input: ``karmactl/store/events.py``),
     symlinked directories not entered. The one rule both :meth:`StateStore.computed_files` and the
-    run index (``karmactl/store/runindex.py``) follow; :func:`scan_computed_dirs` gives the same
+    run index (``karmactl/incremental/runindex.py``) follow; :func:`scan_computed_dirs` gives the same
     files directory by directory.
 
     ``entry.stat()`` looks the file up through its directory's open descriptor (see
@@ -1056,6 +1090,12 @@ def dump_computed(obj: dict) -> bytes:
     ``indent`` is given, which made serialization the largest cost of a cold run).
     """
     return orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+
+
+def _crds_of(objs):
+    """The CustomResourceDefinitions among ``objs``, in order."""
+    return [obj for obj in objs if obj.get("kind") == "CustomResourceDefinition"
+            and group_of(obj.get("apiVersion", "")) == "apiextensions.k8s.io"]
 
 
 def _fingerprint(objs: list) -> str:

@@ -139,7 +139,7 @@ def test_lines_only_click_should_judge_are_left_to_typer(line, monkeypatch):
 
 
 def test_an_unchanged_offline_reconcile_imports_no_typer(tmp_path):
-    # the incremental engine's cheapest answer (karmactl/store/runindex.py) goes without the CLI framework
+    # the incremental engine's cheapest answer (karmactl/incremental/runindex.py) goes without the CLI framework
     state = tmp_path / "state"
     write(state / "nginx.yaml", NGINX)
     write(state / "member1.yaml", cluster_yaml("member1"))

@@ -1,4 +1,4 @@
-"""Incremental offline runs (``karmactl/store/runindex.py``, ``reconcile._run_partial``): after any
+"""Incremental offline runs (``karmactl/incremental/runindex.py``, ``karmactl/incremental/partial.py``): after any
 sequence of edits and clock moves, a run that uses the index of the last run leaves ``computed/``
 byte for byte as a run without it would, and fails the same way."""
 from __future__ import annotations
@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from karmactl import reconcile
 from karmactl.api.objects import add_seconds
-from karmactl.store import runindex
+from karmactl.incremental import runindex
+from karmactl.incremental.engine import index_tag
 from karmactl.store.state import StateStore
 from tests.conftest import NOW, cluster_yaml, write
 
@@ -375,7 +376,7 @@ def test_a_corrupt_or_foreign_index_costs_a_full_run(ran, damage):
     assert outcome(ran, NOW, used) == outcome(cold, NOW)
     assert used[0].startswith("full")
     assert computed_tree(ran) == computed_tree(cold)
-    index = runindex.read_index(ran, reconcile._index_tag())
+    index = runindex.read_index(ran, index_tag())
     assert index is not None and runindex.read_detail(ran, index)  # rebuilt
 
 

@@ -1,4 +1,4 @@
-"""Large offline runs are computed and written by two processes (``karmactl/controllers/shards.py``).
+"""Large offline runs are computed and written by two processes (``karmactl/incremental/shards.py``).
 The files they write must be byte for byte what one process writes, run after run."""
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ from hypothesis import given, strategies as st
 from karmactl import reconcile
 from karmactl.api.snapshot import Snapshot
 from karmactl.controllers.detector import DetectorConfig
-from karmactl.controllers.shards import Sharding, shard_of, template_binding_key
-from karmactl.store import runindex
+from karmactl.incremental.shards import Sharding, shard_of, template_binding_key
+from karmactl.incremental import runindex
+from karmactl.incremental import sharded as shard_run
+from karmactl.incremental.engine import index_tag
 from karmactl.store.state import StateStore, change_list
 from tests.conftest import cluster_yaml, write
 
@@ -163,7 +165,7 @@ def _digest(root) -> dict:
 
 
 def _run(root, now: str, sharded: bool, monkeypatch) -> reconcile.RunReport:
-    monkeypatch.setattr(reconcile, "SHARD_MIN_OBJECTS", 0 if sharded else 10**9)
+    monkeypatch.setattr(shard_run, "SHARD_MIN_OBJECTS", 0 if sharded else 10**9)
     monkeypatch.setattr("os.cpu_count", lambda: 2)
     return reconcile.run(StateStore(root), reconcile.RunOptions(now=now))
 
@@ -197,7 +199,7 @@ TIMES = ["2026-01-01T00:00:00Z", "2026-01-01T00:01:00Z", "2026-01-01T00:05:00Z",
 @pytest.mark.parametrize("per_shard", [600, 3], ids=["two-shards", "shards-in-turn"])
 def test_sharded_runs_write_what_one_process_writes(tmp_path, monkeypatch, per_shard):
     # 600: one shard per process; 3: each process computes several shards one after the other
-    monkeypatch.setattr(reconcile, "SHARD_TEMPLATES", per_shard)
+    monkeypatch.setattr(shard_run, "SHARD_TEMPLATES", per_shard)
     one, two = tmp_path / "one", tmp_path / "two"
     _populate(one)
     _populate(two)
@@ -292,27 +294,27 @@ def test_a_shard_process_that_dies_writes_nothing(tmp_path, monkeypatch):
 
 def test_a_state_directory_with_propagate_deps_is_computed_whole(tmp_path, monkeypatch):
     # a workload and its ConfigMap may hash into different shards: the attached binding needs both
-    monkeypatch.setattr(reconcile, "SHARD_MIN_OBJECTS", 0)
+    monkeypatch.setattr(shard_run, "SHARD_MIN_OBJECTS", 0)
     monkeypatch.setattr("os.cpu_count", lambda: 2)
     _populate(tmp_path)
     snap = reconcile.load(StateStore(tmp_path))
-    assert reconcile.shard_count(snap) == 2
+    assert shard_run.shard_count(snap) == 2
     (tmp_path / "policies.yaml").write_text((tmp_path / "policies.yaml").read_text().replace(
         "metadata: {name: dup}\nspec:\n", "metadata: {name: dup}\nspec:\n  propagateDeps: true\n"))
     snap = reconcile.load(StateStore(tmp_path))
-    assert reconcile.shard_count(snap) == 1
+    assert shard_run.shard_count(snap) == 1
 
 
 def test_a_sharded_run_leaves_an_index_that_vouches_for_its_files(tmp_path, monkeypatch):
     # the index records the files the shard processes wrote with the signatures taken as they
     # wrote them (TreeWriter.written): they must be what the files are after the commit
-    monkeypatch.setattr(reconcile, "SHARD_TEMPLATES", 3)
+    monkeypatch.setattr(shard_run, "SHARD_TEMPLATES", 3)
     _populate(tmp_path)
     for f in tmp_path.rglob("*.yaml"):  # not "racily clean" (runindex.RACY_NS)
         os.utime(f, (time.time() - 60, time.time() - 60))
     first = _run(tmp_path, TIMES[0], True, monkeypatch)
     assert first.after is None and first.changes and first.incremental.startswith("full")
-    index = runindex.read_index(tmp_path, reconcile._index_tag())
+    index = runindex.read_index(tmp_path, index_tag())
     assert index.computed == runindex.computed_signatures(tmp_path)
     again = _run(tmp_path, TIMES[0], True, monkeypatch)
     assert again.incremental == "unchanged" and again.changes == []
@@ -321,7 +323,7 @@ def test_a_sharded_run_leaves_an_index_that_vouches_for_its_files(tmp_path, monk
 # --------------------------------------------------------------------------- warm full runs
 # A full run over a reconciled state (a Cluster changed) with the last run's index: the parent
 # loads the shared computed files only, each shard process reads its own just before computing
-# it (karmactl/store/shard_inputs.py). Its files must be those of a run without the index and of
+# it (karmactl/incremental/shard_inputs.py). Its files must be those of a run without the index and of
 # one process, and what it cannot vouch for must come out as it would without the index.
 
 def _label_member1(root) -> None:
@@ -338,15 +340,15 @@ def _drop_index(root) -> None:
 
 
 def _spy_sharded(monkeypatch) -> list:
-    """Every call of reconcile._run_sharded: ``(works the parent holds, computed files left to the shards)``."""
+    """Every call of shard_run.run_sharded: ``(works the parent holds, computed files left to the shards)``."""
     calls = []
-    real = reconcile._run_sharded
+    real = shard_run.run_sharded
 
-    def spy(store, before, now, report, processes, index_parts=None, later=None):
+    def spy(store, before, now, report, processes, index_parts=None, later=None, **kw):
         calls.append((len(before.works), list(later.rels) if later is not None else None))
-        return real(store, before, now, report, processes, index_parts, later)
+        return real(store, before, now, report, processes, index_parts, later, **kw)
 
-    monkeypatch.setattr(reconcile, "_run_sharded", spy)
+    monkeypatch.setattr(shard_run, "run_sharded", spy)
     return calls
 
 
@@ -365,7 +367,7 @@ def _reconciled_copies(tmp_path, monkeypatch, names):
 
 @pytest.mark.parametrize("per_shard", [600, 3], ids=["two-shards", "shards-in-turn"])
 def test_a_warm_full_run_reads_each_shards_files_in_that_shard(tmp_path, monkeypatch, per_shard):
-    monkeypatch.setattr(reconcile, "SHARD_TEMPLATES", per_shard)
+    monkeypatch.setattr(shard_run, "SHARD_TEMPLATES", per_shard)
     warm, plain, one = _reconciled_copies(tmp_path, monkeypatch, ["warm", "plain", "one"])
     calls = _spy_sharded(monkeypatch)
     edits = [_label_member1, lambda root: _edit(root, 1), lambda root: _edit(root, 3)]  # a label; NotReady; Ready
@@ -394,7 +396,7 @@ def test_a_warm_full_run_reads_each_shards_files_in_that_shard(tmp_path, monkeyp
 
 def _owned_file(root, prefix: str) -> str:
     """A computed file under ``prefix`` that the index gives to one template's shard."""
-    owners = runindex.computed_owners(root, runindex.read_index(root, reconcile._index_tag()))
+    owners = runindex.computed_owners(root, runindex.read_index(root, index_tag()))
     return sorted(rel for rel, owner in owners.items() if rel.startswith(prefix) and owner != runindex.SHARED)[0]
 
 
@@ -402,7 +404,7 @@ def _owned_file(root, prefix: str) -> str:
 def test_a_damaged_computed_file_in_a_shard_is_reported_as_a_load_reports_it(tmp_path, monkeypatch, capsys, damage):
     from karmactl.cli.main import main_exit_code
 
-    monkeypatch.setattr(reconcile, "SHARD_TEMPLATES", 3)
+    monkeypatch.setattr(shard_run, "SHARD_TEMPLATES", 3)
     warm, plain = _reconciled_copies(tmp_path, monkeypatch, ["warm", "plain"])
     _drop_index(plain)
     rel = _owned_file(warm, "computed/works/")
@@ -431,7 +433,7 @@ def test_a_damaged_computed_file_in_a_shard_is_reported_as_a_load_reports_it(tmp
 def test_computed_files_the_index_cannot_vouch_for(tmp_path, monkeypatch):
     import json
 
-    monkeypatch.setattr(reconcile, "SHARD_TEMPLATES", 3)
+    monkeypatch.setattr(shard_run, "SHARD_TEMPLATES", 3)
     warm, plain, one = _reconciled_copies(tmp_path, monkeypatch, ["warm", "plain", "one"])
     calls = _spy_sharded(monkeypatch)
     added = "computed/works/karmada-es-member1/added-by-hand.json"
@@ -479,7 +481,7 @@ def test_computed_files_the_index_cannot_vouch_for(tmp_path, monkeypatch):
 def test_a_claim_on_a_policy_its_shard_does_not_get(tmp_path, monkeypatch):
     # by-name lets go of app2 (still claimed: the claim on app2's status and binding, read in
     # app2's shard, would bring the policy there) while a Cluster changes: computed whole
-    monkeypatch.setattr(reconcile, "SHARD_TEMPLATES", 3)
+    monkeypatch.setattr(shard_run, "SHARD_TEMPLATES", 3)
     warm, plain, one = _reconciled_copies(tmp_path, monkeypatch, ["warm", "plain", "one"])
     snap = reconcile.load(StateStore(warm))
     app2 = ("apps", "Deployment", "default", "app2")
@@ -501,10 +503,10 @@ def test_a_claim_on_a_policy_its_shard_does_not_get(tmp_path, monkeypatch):
 def test_a_damaged_file_in_one_shard_is_reported_while_another_shard_fails(tmp_path, monkeypatch):
     # two shards, one per process: the child's shard holds the damaged Work, the parent's shard
     # does not converge; a load reports the file before anything is computed, and so must this run
-    from karmactl.store.runindex import binding_key_of_owner
+    from karmactl.incremental.runindex import binding_key_of_owner
 
     warm = _reconciled_copies(tmp_path, monkeypatch, ["warm"])[0]
-    owners = runindex.computed_owners(warm, runindex.read_index(warm, reconcile._index_tag()))
+    owners = runindex.computed_owners(warm, runindex.read_index(warm, index_tag()))
     rel = sorted(r for r, o in owners.items() if r.startswith("computed/works/") and o != runindex.SHARED
                  and shard_of(binding_key_of_owner(o), 2) == 1)[0]
     _label_member1(warm)

@@ -4,7 +4,7 @@ run under 300 MB, the run over an already reconciled state included).
 A full offline run over a reconciled state (a Cluster, an override or the settings changed:
 ``runindex.plan`` answers ``full``) used to load every computed file (bindings, Works with their
 manifests, status overlays: some 280 MB of objects at 10,000 templates) before forking its shard
-processes (``reconcile._run_sharded``), which then touched most of those pages. When the last run's
+processes (``sharded.run_sharded``), which then touched most of those pages. When the last run's
 index is there, its owners (``runindex.computed_owners``: the binding whose template's results each
 file holds, ``runindex.SHARED`` for what several templates read) say which shard will need each
 file: the parent reads only the shared files and those the index does not know, and each shard
@@ -21,8 +21,8 @@ the whole snapshot loaded as before, which also reports a damaged file exactly a
 from __future__ import annotations
 
 from karmactl.api.snapshot import Snapshot
-from karmactl.controllers.shards import shard_of
-from karmactl.store.runindex import binding_key_of_owner
+from karmactl.incremental.shards import shard_of
+from karmactl.incremental.runindex import binding_key_of_owner
 from karmactl.store.state import InputError, computed_map, computed_order
 
 

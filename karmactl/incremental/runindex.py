@@ -18,7 +18,7 @@ read and wrote, in three files written atomically, the first one last:
   ``byOwner``: the computed files of each *owner*: ``"<namespace>/<name>"`` of the ResourceBinding
   (``"/<name>"`` of the ClusterResourceBinding) whose template's result they are, or ``""`` for
   what several templates read (cluster status, Namespace and Service results, policy status...),
-  exactly the split of ``karmactl/controllers/shards.py``; ``claims``: per computed file the
+  exactly the split of ``karmactl/incremental/shards.py``; ``claims``: per computed file the
   ``"<kind>/<namespace>/<name>"`` of the (Cluster)PropagationPolicy a binding's or a template
   status's claim annotations name (:func:`claim_string`). Flat string maps: they decode several
   times faster than nested lists.
@@ -29,7 +29,7 @@ read and wrote, in three files written atomically, the first one last:
 
 :func:`plan` compares the directory with the index: ``unchanged`` (stat every input and computed
 file, read none), ``partial`` (only split templates' files changed, or some owners' wake time has
-come: :func:`karmactl.reconcile._run_partial` computes those templates with the shared objects, as
+come: ``karmactl/incremental/partial.py`` computes those templates with the shared objects, as
 a shard does, and writes only their files), or ``full`` with the reason. Any doubt is a full run:
 a missing or corrupt index, another karmactl (its source stamp), a clock set back, a computed file
 the index did not record (edited by hand, ``git checkout``, an online run, ``observe``), a pending
@@ -79,7 +79,7 @@ from karmactl.api.objects import parse_time
 from karmactl.api.snapshot import Settings
 from karmactl.controllers.binding import work_binding_key
 from karmactl.controllers.detector import DetectorConfig, is_template
-from karmactl.controllers.shards import (PROPAGATION_POLICY_KINDS, SHARED_TEMPLATE_KINDS, claimed_policy_key,
+from karmactl.incremental.shards import (PROPAGATION_POLICY_KINDS, SHARED_TEMPLATE_KINDS, claimed_policy_key,
                                          reach_of, shared_binding, template_binding_key)
 from karmactl.store.fsio import (drop_inherited_lock, ensure_runtime_dir, pending_journal, read_runtime_file,
                                  write_atomic)
@@ -526,18 +526,29 @@ class SharedFile:
         self._keys: dict = header["keys"]
         self._offsets: list = header["offsets"]
         self._body = body
-        offsets = self._offsets
-        if not all(isinstance(m, dict) for m in (self._names, self._paths, self._keys)) or \
-                not isinstance(self.objects, list) or not isinstance(offsets, list) or \
-                len(offsets) < len(self._keys) + 1 or offsets[-1] != len(body) or \
-                not all(type(o) is int for o in offsets) or \
-                any(offsets[i] > offsets[i + 1] for i in range(len(offsets) - 1)) or offsets[0] < 0 or \
-                not all(type(i) is int and 0 <= i < len(offsets) - 1 for i in self._keys.values()) or \
-                not all(type(v) is list and all(type(i) is int and 0 <= i < len(offsets) - 1 for i in v)
-                        for m in (self._names, self._paths) for v in m.values()) or \
-                not all(type(e) is list and len(e) == 4 and type(e[0]) is dict and type(e[1]) is str
-                        and type(e[2]) is int and type(e[3]) is int for e in self.objects):
+        if not (self._offsets_ok() and self._lookups_ok() and self._objects_ok()):
             raise ValueError("inconsistent shared file")
+
+    def _offsets_ok(self) -> bool:
+        """The offsets are ints, ascending from 0 or more to the body's end, one per policy text."""
+        offsets = self._offsets
+        return (all(isinstance(m, dict) for m in (self._names, self._paths, self._keys))
+                and isinstance(self.objects, list) and isinstance(offsets, list)
+                and len(offsets) >= len(self._keys) + 1 and offsets[-1] == len(self._body)
+                and all(type(o) is int for o in offsets)
+                and not any(offsets[i] > offsets[i + 1] for i in range(len(offsets) - 1)) and offsets[0] >= 0)
+
+    def _lookups_ok(self) -> bool:
+        """Every index the lookups (by key, name, path) give is a policy text's."""
+        count = len(self._offsets) - 1
+        return (all(type(i) is int and 0 <= i < count for i in self._keys.values())
+                and all(type(v) is list and all(type(i) is int and 0 <= i < count for i in v)
+                        for m in (self._names, self._paths) for v in m.values()))
+
+    def _objects_ok(self) -> bool:
+        """Every shared object is ``[object, path, document index, line]``."""
+        return all(type(e) is list and len(e) == 4 and type(e[0]) is dict and type(e[1]) is str
+                   and type(e[2]) is int and type(e[3]) is int for e in self.objects)
 
     def named(self, kind: str, name: str) -> list:
         """The indices of the policies with a resource selector of this kind and name."""

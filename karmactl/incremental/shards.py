@@ -27,7 +27,7 @@ Works, MultiClusterIngress status) to shard 0. The objects several shards comput
 Services, cluster status) come out the same in each, because each shard starts from the same
 inputs for them.
 
-A run has more shards than processes when it is large (``reconcile._run_sharded``): each process
+A run has more shards than processes when it is large (``sharded.run_sharded``): each process
 computes its shards one after the other and keeps only their files, so its memory is bounded by
 one shard's results, not by its share of the fleet.
 """
@@ -255,7 +255,7 @@ class Sharding:
         all); and the (Cluster)PropagationPolicy its claim names, when that policy goes to some
         shards only, goes to this one (:func:`policy_reach` adds the claiming template's shard).
         A sharded run that reads some computed files only in the shard that owns them
-        (``reconcile._run_sharded``) checks each with this; a conflict means computing the run
+        (``sharded.run_sharded``) checks each with this; a conflict means computing the run
         from the whole snapshot instead."""
         if which == BINDINGS:
             spec = obj.get("spec") or {}
