@@ -13,7 +13,7 @@ changes, on one machine, without holding the state directory between passes:
   failure's first sighting, a threshold crossed, a member back), as Karmada's cluster status
   controller updates a Cluster only on change (``pkg/controllers/status/cluster_status_controller.go``);
 - **the clock**: the earliest wake time the last pass's controllers gave
-  (:func:`karmactl.controllers.registry.wake_times`: toleration ends, grace periods, TTLs);
+  (:func:`karmactl.pipeline.registry.wake_times`: toleration ends, grace periods, TTLs);
 - **members**: a Kubernetes watch of every kind the Works dispatch, on every member
   (``karmactl/members/watching.py``): a member copy that changes (a workload getting ready, an
   edit by hand, a deletion) triggers a pass, as Karmada's work status controller reacts to its
@@ -215,12 +215,12 @@ def summarize(reasons: list) -> str:
 
 def next_wake(snap, now: str, settings) -> float | None:
     """Seconds from ``now`` to the earliest wake time after ``now`` of the pipeline's controllers
-    over the computed snapshot ``snap`` (:func:`karmactl.controllers.registry.wake_times`), or None.
+    over the computed snapshot ``snap`` (:func:`karmactl.pipeline.registry.wake_times`), or None.
 
     Wake times at or before ``now`` (a Lua customization reads the clock: "due at every run") are not
     a reason to run again at once: the probe and resync cadence covers them.
     """
-    from karmactl.controllers.registry import wake_times
+    from karmactl.pipeline.registry import wake_times
 
     best = None
     for _key, when in wake_times(snap, now, settings):
@@ -385,7 +385,7 @@ class ControlLoop:
         clients, nothing is watched (the settle passes and the resync stand in)."""
         if self.options.offline or self.members is None or not hasattr(self.members, "watch_client"):
             return
-        from karmactl.controllers.names import cluster_of_execution_namespace
+        from karmactl.api.names import cluster_of_execution_namespace
         from karmactl.members.watching import MemberWatches
 
         if self.watches is None:

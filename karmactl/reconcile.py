@@ -26,7 +26,7 @@ from typing import Protocol
 from karmactl.api.objects import describe_key
 from karmactl.api.snapshot import Settings, Snapshot, StepContext
 from karmactl.controllers import detector
-from karmactl.controllers.registry import PIPELINE, wake_times
+from karmactl.pipeline.registry import PIPELINE, wake_times
 from karmactl.store.events import EVENTS_DIR, stage_events, stage_merged, unpack_events
 from karmactl.store.state import InputError, Source, StateStore, key_of
 
@@ -265,7 +265,7 @@ def compute(snap: Snapshot, now: str, report: RunReport | None = None,
             observed: frozenset | None = None) -> Snapshot:
     """Run the control plane over ``snap`` until nothing changes; returns the new snapshot.
 
-    Each pass runs every step of :data:`karmactl.controllers.registry.PIPELINE` in order (cluster
+    Each pass runs every step of :data:`karmactl.pipeline.registry.PIPELINE` in order (cluster
     status, remedy, cluster taints, detector, taint manager, application failover, scheduler,
     graceful eviction, binding, namespace sync, execution, status). ``snap`` itself is not
     modified; it is what the run observed (the state directory and, online, the members).
@@ -808,8 +808,8 @@ def unjoin_pass(before: Snapshot, name: str, now: str, members: Members | None, 
         ``(after, remaining)``: the snapshot to write and the keys of Works still in the execution
         space (their member copies could not be deleted).
     """
-    from karmactl.controllers.binding import delete_work
-    from karmactl.controllers.names import execution_namespace
+    from karmactl.controllers.helper.work import delete_work
+    from karmactl.api.names import execution_namespace
 
     members = members if members is not None else OfflineMembers()
     key = ("cluster.karmada.io", "Cluster", "", name)
@@ -971,7 +971,7 @@ def _compute_shard(worker: int) -> tuple:
     returns them; the last two for the run index: ``{computed rel: [owner, claim]}`` of the objects it
     owns, and the ``wake_times`` entries of its bindings and of the whole state); an error is
     returned, not raised, so the parent can undo every shard's staging."""
-    from karmactl.controllers.events import derive_events
+    from karmactl.pipeline.events import derive_events
     from karmactl.store.events import EventBuffer, merge_derived
     from karmactl.store.fsio import TreeWriter
     from karmactl.store.runindex import Owners

@@ -55,8 +55,9 @@ import json
 
 from karmactl.api import constants as C
 from karmactl.api.objects import add_seconds, bump_generation, deepcopy, parse_time
-from karmactl.controllers.graceful_eviction import (GATE_OFF_MESSAGE, binding_ref, graceful_evict_cluster,
-                                                    has_state_preservation, preserved_label_state)
+from karmactl.controllers.helper.binding import binding_id, binding_ref, works_by_binding
+from karmactl.controllers.helper.eviction import GATE_OFF_MESSAGE, graceful_evict_cluster, has_state_preservation, preserved_label_state
+from karmactl.controllers.helper.work import observed_at
 
 BOOKKEEPING_ANNOTATION = "karmactl.io/application-failover"
 DEFAULT_TOLERATION_SECONDS = 300
@@ -271,9 +272,6 @@ def step(loaded, out, now: str, ctx) -> bool:
     """Phase ``bindings``: application failover for every binding (module docs)."""
     from karmactl.interpreter import Interpreter
 
-    from karmactl.controllers.binding import binding_id
-    from karmactl.controllers.binding_status import works_by_binding
-    from karmactl.controllers.work_status import observed_at
 
     has_health_hook = Interpreter.of(ctx).has_health_hook
     changed = False

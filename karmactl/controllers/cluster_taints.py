@@ -26,7 +26,7 @@ taint's key+effect. NoExecute taints are allowed in policies (karmactl runs as i
 
 Where the taints live (karmactl): the user's Cluster file keeps the user's ``spec.taints`` (written
 by hand or by ``karmactl taint``/``cordon``); the taints this module manages live in the Cluster's
-**overlay** ``spec.taints`` and :func:`karmactl.controllers.templates.merged_view` appends them to
+**overlay** ``spec.taints`` and :func:`karmactl.api.templates.merged_view` appends them to
 what the scheduler and ``get`` see. Consequences, documented deviations from Karmada's single list:
 
 * a taint already written by the user (same key+effect) is never added again, and is never removed:
@@ -51,10 +51,9 @@ from __future__ import annotations
 from karmactl.api import constants as C
 from karmactl.api.objects import deepcopy, get_condition
 from karmactl.api.selectors import cluster_affinity_matches
-from karmactl.controllers.cluster_status import effective_status
-from karmactl.controllers.templates import merged_view, new_overlay
+from karmactl.api.templates import merged_view, new_overlay
+from karmactl.controllers.helper.cluster import CLUSTER_GK, effective_status, taint_id
 
-CLUSTER_GK = ("cluster.karmada.io", "Cluster")
 POLICY_GK = ("policy.karmada.io", "ClusterTaintPolicy")
 _READY_KEYS = (C.TAINT_NOT_READY, C.TAINT_UNREACHABLE)
 
@@ -167,10 +166,6 @@ def controller_taints(user_taints: list[dict], current: list[dict], status: dict
     return current if result == current else result
 
 
-def _taint_id(taint: dict) -> str:
-    return f"{taint.get('key')}:{taint.get('effect')}"
-
-
 def reconcile_cluster(key, cluster: dict, overlay: dict | None, policies: list[dict], now: str,
                       cluster_failover: bool) -> dict | None:
     """The Cluster's overlay with its controller taints (and ``observed.taintsTimeAdded``) up to date.
@@ -186,7 +181,7 @@ def reconcile_cluster(key, cluster: dict, overlay: dict | None, policies: list[d
     stamps = {}
     for t in user_taints:
         if t.get("effect") == C.EFFECT_NO_EXECUTE and not t.get("timeAdded"):
-            stamps[_taint_id(t)] = recorded.get(_taint_id(t)) or now
+            stamps[taint_id(t)] = recorded.get(taint_id(t)) or now
     if taints is current and stamps == recorded:
         return overlay
     new = deepcopy(overlay) if overlay is not None else new_overlay(key, cluster)
@@ -206,18 +201,6 @@ def reconcile_cluster(key, cluster: dict, overlay: dict | None, policies: list[d
     if overlay is None and set(new) <= {"apiVersion", "kind", "metadata"}:
         return None
     return new
-
-
-def effective_taints(cluster: dict, overlay: dict | None) -> list[dict]:
-    """Every taint of a Cluster (the user's, then the controller's) with ``timeAdded`` filled in for
-    user NoExecute taints from ``observed.taintsTimeAdded`` (used by the taint manager)."""
-    recorded = ((overlay or {}).get("observed") or {}).get("taintsTimeAdded") or {}
-    out = []
-    for t in (merged_view(cluster, overlay).get("spec") or {}).get("taints") or []:
-        if not t.get("timeAdded") and _taint_id(t) in recorded:
-            t = dict(t, timeAdded=recorded[_taint_id(t)])
-        out.append(t)
-    return out
 
 
 def step(loaded, out, now: str, ctx) -> bool:

@@ -49,8 +49,9 @@ from karmactl.api import constants as C
 from karmactl.api.kinds import group_of
 from karmactl.api.objects import bump_generation, deepcopy, permanent_id, set_condition
 from karmactl.api.selectors import label_selector_matches
-from karmactl.controllers.detector import DEPENDED_BY_LABEL_PREFIX, template_hash, template_inputs
-from karmactl.controllers.names import binding_name, fnv1a_32, safe_encode
+from karmactl.api.names import binding_name, fnv1a_32, safe_encode
+from karmactl.controllers.helper.binding import DEPENDED_BY_LABEL_PREFIX, claimed_by_policy, is_attached
+from karmactl.controllers.helper.template import template_hash, template_inputs
 
 DEPENDENCIES_ANNOTATION = "resourcebinding.karmada.io/dependencies"
 CONDITION = "DependenciesDistributed"
@@ -84,18 +85,6 @@ def _template_key(ref: dict) -> tuple:
 def _describe_ref(ref: dict) -> str:
     ns = ref.get("namespace")
     return f"{ref.get('kind')} {ns + '/' if ns else ''}{ref.get('name')}"
-
-
-def _claimed(binding: dict) -> bool:
-    """Whether a binding is the detector's (its template is claimed by a policy)."""
-    labels = (binding.get("metadata") or {}).get("labels") or {}
-    return bool(labels.get(C.PP_PERMANENT_ID_LABEL) or labels.get(C.CPP_PERMANENT_ID_LABEL))
-
-
-def is_attached(binding: dict) -> bool:
-    """An attached binding: made by this controller (depended-by labels, no policy claim)."""
-    labels = (binding.get("metadata") or {}).get("labels") or {}
-    return not _claimed(binding) and any(k.startswith(DEPENDED_BY_LABEL_PREFIX) for k in labels)
 
 
 def _independent(binding: dict) -> bool:
@@ -265,7 +254,7 @@ def distribute(bindings: dict, templates: dict, view_of, get_dependencies, now: 
         if template is None and old is not None:
             template = _template_key((old.get("spec") or {}).get("resource") or {})
             template = template if template in templates else None
-        if old is not None and _claimed(old):
+        if old is not None and claimed_by_policy(old):
             new = _merge_into_claimed(old, needed)
         elif not needed or template is None:
             new = None  # no workload needs it any more (or the dependency is gone)
@@ -404,5 +393,5 @@ def step(loaded, out, now: str, ctx) -> bool:
     return changed
 
 
-__all__ = ["DEPENDED_BY_LABEL_PREFIX", "DEPENDENCIES_ANNOTATION", "DistributorResult", "depended_by_label",
-           "distribute", "is_attached", "resolve", "step"]
+__all__ = ["DEPENDENCIES_ANNOTATION", "DistributorResult", "depended_by_label",
+           "distribute", "resolve", "step"]

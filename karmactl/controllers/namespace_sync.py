@@ -15,8 +15,9 @@ import json
 
 from karmactl.api import constants as C
 from karmactl.api.objects import bump_generation, permanent_id
-from karmactl.controllers.binding import delete_work, work_binding_key, work_records
-from karmactl.controllers.names import execution_namespace, work_name
+from karmactl.api.names import execution_namespace, work_name
+from karmactl.controllers.helper.template import template_inputs
+from karmactl.controllers.helper.work import delete_work, render_hooks, work_binding_key, work_records
 
 SKIP_AUTO_PROPAGATION_LABEL = "namespace.karmada.io/skip-auto-propagation"
 NAMESPACE_WORK_LABEL = "namespace.karmada.io/name"
@@ -116,8 +117,6 @@ def reconcile(user: dict, clusters: list[str], works: dict, now: str, config, cl
 def step(loaded, out, now: str, ctx) -> bool:
     """Pipeline step ``namespace-sync``: a Namespace Work in every member cluster for each user
     Namespace, ClusterOverridePolicies applied (``pkg/controllers/namespace/namespace_sync_controller.go``)."""
-    from karmactl.controllers.binding import render_hooks
-    from karmactl.controllers.detector import template_inputs
 
     config = template_inputs(loaded, ctx).config
     clusters = [key[3] for key in loaded.keys_of_kind("cluster.karmada.io", "Cluster")]

@@ -77,8 +77,8 @@ import orjson
 
 from karmactl.api.objects import parse_time
 from karmactl.api.snapshot import Settings
-from karmactl.controllers.binding import work_binding_key
-from karmactl.controllers.detector import DetectorConfig, is_template
+from karmactl.controllers.helper.template import DetectorConfig, is_template
+from karmactl.controllers.helper.work import work_binding_key
 from karmactl.controllers.shards import (PROPAGATION_POLICY_KINDS, SHARED_TEMPLATE_KINDS, claimed_policy_key,
                                          reach_of, shared_binding, template_binding_key)
 from karmactl.store.fsio import (drop_inherited_lock, ensure_runtime_dir, pending_journal, read_runtime_file,

@@ -57,8 +57,8 @@ from functools import lru_cache
 from karmactl.api import constants as C
 from karmactl.api.objects import content_hash, get_condition, parse_time
 from karmactl.api.snapshot import Key, Snapshot
-from karmactl.controllers.binding import work_binding_key
-from karmactl.controllers.detector import _SCHEDULER_OWNED
+from karmactl.controllers.helper.binding import SCHEDULER_OWNED
+from karmactl.controllers.helper.work import work_binding_key
 
 EVENT_API_VERSION = "events.k8s.io/v1"
 REPORTING_INSTANCE = "karmactl"
@@ -173,7 +173,7 @@ def _policy_of(binding: dict) -> tuple:
 def _detector_part(binding: dict) -> tuple:
     spec = binding.get("spec") or {}
     # spec fields of a binding written by others than the detector (scheduler, evictions, dependencies)
-    return _policy_of(binding), {k: v for k, v in spec.items() if k not in _SCHEDULER_OWNED}
+    return _policy_of(binding), {k: v for k, v in spec.items() if k not in SCHEDULER_OWNED}
 
 
 def _cond(obj: dict | None, ctype: str) -> tuple:
@@ -418,7 +418,7 @@ def _binding_controller_changed(old: dict | None, new: dict | None) -> bool:
 
 
 def _work_events(rec: _Recorder, wkey: Key, old: dict | None, new: dict) -> None:
-    from karmactl.controllers.names import cluster_of_execution_namespace
+    from karmactl.api.names import cluster_of_execution_namespace
 
     ns, name = wkey[2], wkey[3]
     cluster = cluster_of_execution_namespace(ns) or ns
@@ -457,7 +457,7 @@ def _desired(work: dict) -> tuple:
 
 
 def _cluster_events(rec: _Recorder, key: Key, old: dict | None, new: dict, after: Snapshot) -> None:
-    from karmactl.controllers.templates import merged_view
+    from karmactl.api.templates import merged_view
 
     before_taints, after_taints = _taint_set(old), _taint_set(new)
     changed = before_taints ^ after_taints
