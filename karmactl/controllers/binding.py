@@ -106,8 +106,44 @@ def reconcile(bindings: dict, works: dict, views: dict, now: str, hooks: RenderH
 
 def _reconcile_one(bkey, binding: dict, existing: dict, views: dict, now: str, hooks: RenderHooks,
                    result: BindingResult, memo: dict) -> None:
+    """The Works of one binding into ``result``: those of clusters it left removed, then one per
+    target cluster rendered (unless an old copy in a ``Directly`` eviction cluster remains)."""
     spec = binding.get("spec") or {}
     targets = target_clusters(binding)
+    if _remove_stale_works(spec, targets, existing, now, result):
+        return  # §9.1 step 2: no rendering while an old copy in a Directly cluster remains
+    res = spec.get("resource") or {}
+    from karmactl.api.kinds import group_of
+    tkey = (group_of(res.get("apiVersion", "")), res.get("kind"), res.get("namespace") or "", res.get("name"))
+    view = views.get(tkey)
+    if view is None:
+        return
+    completions = _job_completions(spec, view, targets, hooks)
+    errors = []
+    for cluster in sorted(targets):
+        wkey = ("work.karmada.io", "Work", execution_namespace(cluster),
+                work_name(res.get("namespace") or "", res.get("name"), res.get("kind")))
+        old = existing.get(wkey)
+        if old is not None and (old.get("metadata") or {}).get("deletionTimestamp"):
+            errors.append(f"work {wkey[2]}/{wkey[3]} is being deleted")
+            continue
+        if _rendered_last_pass(memo.get(wkey), old, view, spec):
+            continue
+        try:
+            work = render_work(binding, view, cluster, targets[cluster], completions.get(cluster), old, now, hooks)
+        except Exception as exc:  # an override error fails this cluster's Work only (§9.2 step 3)
+            errors.append(f"cluster {cluster}: {exc}")
+            continue
+        memo[wkey] = (spec, view, work)
+        if work is not old:
+            result.works[wkey] = work
+    if errors:
+        result.errors[bkey] = errors
+
+
+def _remove_stale_works(spec: dict, targets: dict, existing: dict, now: str, result: BindingResult) -> bool:
+    """Deletes (into ``result``) the binding's Works in clusters that are neither targets nor kept
+    by a graceful eviction task; returns whether a Work in a ``Directly`` eviction cluster remains."""
     tasks = spec.get("gracefulEvictionTasks") or []
     keep_old = {t["fromCluster"] for t in tasks if t.get("purgeMode") != "Directly"}
     directly = {t["fromCluster"] for t in tasks if t.get("purgeMode") == "Directly"}
@@ -123,46 +159,26 @@ def _reconcile_one(bkey, binding: dict, existing: dict, views: dict, now: str, h
             result.works[wk] = new
         elif new is not None and cluster in directly:
             blocked = True
-    if blocked:
-        return  # §9.1 step 2: no rendering while an old copy in a Directly cluster remains
-    res = spec.get("resource") or {}
-    from karmactl.api.kinds import group_of
-    tkey = (group_of(res.get("apiVersion", "")), res.get("kind"), res.get("namespace") or "", res.get("name"))
-    view = views.get(tkey)
-    if view is None:
-        return
-    completions = {}
+    return blocked
+
+
+def _job_completions(spec: dict, view: dict, targets: dict, hooks: RenderHooks) -> dict:
+    """``{cluster: completions}`` of a Job divided over its clusters (the interpreter's split), or {}."""
     if (view.get("kind") == "Job" and hooks.split_job_completions and (spec.get("replicas") or 0) > 0
             and ((spec.get("placement") or {}).get("replicaScheduling") or {}).get("replicaSchedulingType") == "Divided"
             and (view.get("spec") or {}).get("completions") is not None):
-        completions = hooks.split_job_completions(view, [{"name": n, "replicas": r} for n, r in targets.items()],
-                                                  res.get("uid") or "")
-    errors = []
-    for cluster in sorted(targets):
-        wkey = ("work.karmada.io", "Work", execution_namespace(cluster),
-                work_name(res.get("namespace") or "", res.get("name"), res.get("kind")))
-        old = existing.get(wkey)
-        if old is not None and (old.get("metadata") or {}).get("deletionTimestamp"):
-            errors.append(f"work {wkey[2]}/{wkey[3]} is being deleted")
-            continue
-        seen = memo.get(wkey)
-        if (seen is not None and old is not None and _same_but_status(seen[2], old)
-                and (seen[1] is view or seen[1] == view) and (seen[0] is spec or seen[0] == spec)):
-            # Same binding spec, template view and Work as last pass: rendering would give ``old``
-            # back. The Work may have gained a status since (the execution step's Dispatching
-            # condition), which rendering keeps as it is; the view is built again when the
-            # template's status changes, which the view leaves out.
-            continue
-        try:
-            work = render_work(binding, view, cluster, targets[cluster], completions.get(cluster), old, now, hooks)
-        except Exception as exc:  # an override error fails this cluster's Work only (§9.2 step 3)
-            errors.append(f"cluster {cluster}: {exc}")
-            continue
-        memo[wkey] = (spec, view, work)
-        if work is not old:
-            result.works[wkey] = work
-    if errors:
-        result.errors[bkey] = errors
+        return hooks.split_job_completions(view, [{"name": n, "replicas": r} for n, r in targets.items()],
+                                           (spec.get("resource") or {}).get("uid") or "")
+    return {}
+
+
+def _rendered_last_pass(seen: tuple | None, old: dict | None, view: dict, spec: dict) -> bool:
+    """Same binding spec, template view and Work as last pass (``seen``: the memo's
+    ``(spec, view, work)``): rendering would give ``old`` back. The Work may have gained a status
+    since (the execution step's Dispatching condition), which rendering keeps as it is; the view is
+    built again when the template's status changes, which the view leaves out."""
+    return (seen is not None and old is not None and _same_but_status(seen[2], old)
+            and (seen[1] is view or seen[1] == view) and (seen[0] is spec or seen[0] == spec))
 
 
 def _same_but_status(rendered: dict, work: dict) -> bool:
@@ -194,7 +210,6 @@ def render_work(binding: dict, view: dict, cluster: str, replicas: int, completi
                 now: str, hooks: RenderHooks) -> dict:
     """The Work for one target cluster (§9.2); returns ``old`` itself when nothing changed."""
     bspec = binding.get("spec") or {}
-    bmeta = binding["metadata"]
     # one private deep copy: revise_replica returns a new object, otherwise copy here; everything
     # below (overrides, linking metadata, pruning) may then work on it in place
     manifest = hooks.revise_replica(view, replicas) if is_workload(binding) else deepcopy(view)
@@ -214,16 +229,9 @@ def render_work(binding: dict, view: dict, cluster: str, replicas: int, completi
     generation = (view.get("metadata") or {}).get("generation")
     if generation:
         annotations[C.TEMPLATE_GENERATION_ANNOTATION] = str(generation)
-    if binding["kind"] == "ResourceBinding":
-        binding_ann = {C.RB_NAMESPACE_ANNOTATION: bmeta["namespace"], C.RB_NAME_ANNOTATION: bmeta["name"]}
-    else:
-        binding_ann = {C.CRB_NAME_ANNOTATION: bmeta["name"]}
+    binding_ann = _binding_annotations(binding)
     annotations.update(binding_ann)
-    template_cr = ((view.get("metadata") or {}).get("annotations") or {}).get(C.CONFLICT_RESOLUTION_ANNOTATION)
-    if template_cr in ("overwrite", "abort"):
-        conflict = template_cr
-    else:
-        conflict = "overwrite" if bspec.get("conflictResolution") == "Overwrite" else "abort"
+    conflict = _conflict_resolution(view, bspec)
     wname = work_name((view["metadata"].get("namespace") or ""), view["metadata"]["name"], view["kind"])
     wns = execution_namespace(cluster)
     work_id = ((old or {}).get("metadata", {}).get("labels") or {}).get(C.WORK_PERMANENT_ID_LABEL) or permanent_id("Work", wns, wname)
@@ -266,6 +274,23 @@ def render_work(binding: dict, view: dict, cluster: str, replicas: int, completi
     if old is not None and work == old:
         return old
     return work
+
+
+def _binding_annotations(binding: dict) -> dict:
+    """The annotations naming the binding on its Works and their manifests."""
+    bmeta = binding["metadata"]
+    if binding["kind"] == "ResourceBinding":
+        return {C.RB_NAMESPACE_ANNOTATION: bmeta["namespace"], C.RB_NAME_ANNOTATION: bmeta["name"]}
+    return {C.CRB_NAME_ANNOTATION: bmeta["name"]}
+
+
+def _conflict_resolution(view: dict, bspec: dict) -> str:
+    """``overwrite`` or ``abort``: the template's conflict-resolution annotation, else the binding's
+    ``conflictResolution``."""
+    template_cr = ((view.get("metadata") or {}).get("annotations") or {}).get(C.CONFLICT_RESOLUTION_ANNOTATION)
+    if template_cr in ("overwrite", "abort"):
+        return template_cr
+    return "overwrite" if bspec.get("conflictResolution") == "Overwrite" else "abort"
 
 
 # --------------------------------------------------------------------------- the pipeline step
