@@ -354,8 +354,6 @@ def step(loaded, out, now: str, ctx) -> bool:
     """Pipeline step ``multiclusterservice`` (``mcs_controller.go``): marker Works, the Service's
     ResourceBinding and condition ``ServiceApplied`` of every MCS; Works and bindings of MCSs that
     are gone removed. Returns True when ``out`` changed."""
-    from karmactl.api.templates import template_view
-
     if _idle(loaded, ctx):
         return False
     clusters = {c["metadata"]["name"]: c for c in clusters_of(out)}
@@ -364,36 +362,54 @@ def step(loaded, out, now: str, ctx) -> bool:
     wanted_bindings: dict = {}
     providers_of: dict = {}
     for (ns, name), mcs in sorted(mcss.items()):
-        key = (GROUP, KIND, ns, name)
-        providers = cluster_set(mcs, "providerClusters", clusters)
-        consumers = cluster_set(mcs, "consumerClusters", clusters)
-        providers_of[(ns, name)] = providers
-        for cluster in sorted(providers):
-            problem = _cluster_problem(clusters.get(cluster), cluster, "Provider", "MultiClusterService")
-            if problem:
-                ctx.warn(f"MultiClusterService {ns}/{name}: {problem}")
-                continue
-            wkey = ("work.karmada.io", "Work", execution_namespace(cluster), work_name(ns, name, KIND))
-            changed = out.set_work(wkey, marker_work(mcs, cluster, out.works.get(wkey), now)) or changed
-        svc_key = ("", "Service", ns, name)
-        svc = out.user.get(svc_key)
-        if svc is None:
-            want = ("False", "ServiceAppliedFailed", f'services "{name}" not found')
-        else:
-            bkey = ("work.karmada.io", "ResourceBinding", ns, binding_name(name, "Service"))
-            view = template_view(svc, out.overlays.get(svc_key))
-            wanted_bindings[bkey] = service_binding(view, svc, mcs, sorted(providers | consumers),
-                                                    out.bindings.get(bkey), now)
-            want = SERVICE_APPLIED
-        # the creation time the API server would stamp (``get mcs`` shows its AGE), then the condition
-        overlay = stamp_creation(key, mcs, out.overlays.get(key), now)
-        changed = out.set_overlay(key, _with_condition(key, mcs, overlay, COND_SERVICE_APPLIED, want, now)) or changed
+        providers_of[(ns, name)] = cluster_set(mcs, "providerClusters", clusters)
+        changed = _sync_mcs(out, ns, name, mcs, clusters, providers_of[(ns, name)], wanted_bindings, now, ctx) or changed
     for bkey, binding in wanted_bindings.items():
         changed = out.set_binding(bkey, binding) or changed
     for bkey in [k for k, b in out.bindings.items() if k not in wanted_bindings
                  and ((b.get("metadata") or {}).get("labels") or {}).get(BINDING_MANAGED_BY_LABEL) == KIND]:
         changed = out.set_binding(bkey, None) or changed
-    # retrieveMultiClusterService: marker Works outside the providers go, with what was collected under them
+    changed = _retrieve_marker_works(out, providers_of) or changed
+    for key in [k for k in out.overlays if k[:2] == (GROUP, KIND) and k not in out.user]:
+        changed = out.set_overlay(key, None) or changed
+    return changed
+
+
+def _sync_mcs(out, ns: str, name: str, mcs: dict, clusters: dict, providers: set, wanted_bindings: dict, now: str,
+              ctx) -> bool:
+    """One MCS: its marker Works in the provider clusters, its Service's binding (into
+    ``wanted_bindings``), its creation time and ``ServiceApplied`` condition. True when ``out`` changed."""
+    from karmactl.api.templates import template_view
+
+    key = (GROUP, KIND, ns, name)
+    consumers = cluster_set(mcs, "consumerClusters", clusters)
+    changed = False
+    for cluster in sorted(providers):
+        problem = _cluster_problem(clusters.get(cluster), cluster, "Provider", "MultiClusterService")
+        if problem:
+            ctx.warn(f"MultiClusterService {ns}/{name}: {problem}")
+            continue
+        wkey = ("work.karmada.io", "Work", execution_namespace(cluster), work_name(ns, name, KIND))
+        changed = out.set_work(wkey, marker_work(mcs, cluster, out.works.get(wkey), now)) or changed
+    svc_key = ("", "Service", ns, name)
+    svc = out.user.get(svc_key)
+    if svc is None:
+        want = ("False", "ServiceAppliedFailed", f'services "{name}" not found')
+    else:
+        bkey = ("work.karmada.io", "ResourceBinding", ns, binding_name(name, "Service"))
+        view = template_view(svc, out.overlays.get(svc_key))
+        wanted_bindings[bkey] = service_binding(view, svc, mcs, sorted(providers | consumers),
+                                                out.bindings.get(bkey), now)
+        want = SERVICE_APPLIED
+    # the creation time the API server would stamp (``get mcs`` shows its AGE), then the condition
+    overlay = stamp_creation(key, mcs, out.overlays.get(key), now)
+    return out.set_overlay(key, _with_condition(key, mcs, overlay, COND_SERVICE_APPLIED, want, now)) or changed
+
+
+def _retrieve_marker_works(out, providers_of: dict) -> bool:
+    """``retrieveMultiClusterService``: marker Works outside the providers go, with what was
+    collected under them. True when ``out`` changed."""
+    changed = False
     for wkey in sorted(k for k, w in out.works.items() if is_marker_work(w)):
         ref = _mcs_ref(out.works[wkey])
         if cluster_of_execution_namespace(wkey[2]) in providers_of.get(ref, ()):
@@ -402,8 +418,6 @@ def step(loaded, out, now: str, ctx) -> bool:
         for ckey in sorted(k for k, w in out.works.items() if k[2] == wkey[2] and is_collected_work(w)
                            and _mcs_ref(w) == ref):
             changed = out.set_work(ckey, None) or changed
-    for key in [k for k in out.overlays if k[:2] == (GROUP, KIND) and k not in out.user]:
-        changed = out.set_overlay(key, None) or changed
     return changed
 
 
@@ -417,25 +431,9 @@ def dispatch_step(loaded, out, now: str, ctx) -> bool:
     clusters = {c["metadata"]["name"]: c for c in clusters_of(out)}
     mcss = live_mcs(out)
     changed = False
-    desired: dict = {}
-    dispatched: set = set()
     sources = {k: w for k, w in out.works.items() if is_collected_work(w)}
     consumers_of = {ref: cluster_set(mcs, "consumerClusters", clusters) for ref, mcs in mcss.items()}
-    for skey in sorted(sources):
-        source = sources[skey]
-        ref = _mcs_ref(source)
-        mcs = mcss.get(ref)
-        provider = cluster_of_execution_namespace(skey[2])
-        if mcs is None or provider is None or (source.get("metadata") or {}).get("deletionTimestamp"):
-            continue
-        dispatched.add(ref)
-        for consumer in sorted(consumers_of[ref] - {provider}):
-            problem = _cluster_problem(clusters.get(consumer), consumer, "Consumer", "EndpointSlice")
-            if problem:
-                ctx.warn(f"MultiClusterService {ref[0]}/{ref[1]}: {problem}")
-                continue
-            wkey = ("work.karmada.io", "Work", execution_namespace(consumer), skey[3])
-            desired[wkey] = dispatched_work(source, mcs, provider, consumer, out.works.get(wkey), now)
+    desired, dispatched = _desired_dispatches(out, sources, mcss, consumers_of, clusters, now, ctx)
     for wkey, work in desired.items():
         changed = out.set_work(wkey, work) or changed
     for wkey in sorted(k for k, w in out.works.items() if is_dispatched_work(w) and k not in desired):
@@ -453,6 +451,30 @@ def dispatch_step(loaded, out, now: str, ctx) -> bool:
         changed = out.set_overlay(key, _with_condition(key, mcs, out.overlays.get(key), COND_EPS_DISPATCHED,
                                                        want, now)) or changed
     return changed
+
+
+def _desired_dispatches(out, sources: dict, mcss: dict, consumers_of: dict, clusters: dict, now: str,
+                        ctx) -> tuple[dict, set]:
+    """``(consumer Work key -> dispatched copy of a collected EndpointSlice Work, {(namespace, name)
+    of the MCSs that have collected Works})``."""
+    desired: dict = {}
+    dispatched: set = set()
+    for skey in sorted(sources):
+        source = sources[skey]
+        ref = _mcs_ref(source)
+        mcs = mcss.get(ref)
+        provider = cluster_of_execution_namespace(skey[2])
+        if mcs is None or provider is None or (source.get("metadata") or {}).get("deletionTimestamp"):
+            continue
+        dispatched.add(ref)
+        for consumer in sorted(consumers_of[ref] - {provider}):
+            problem = _cluster_problem(clusters.get(consumer), consumer, "Consumer", "EndpointSlice")
+            if problem:
+                ctx.warn(f"MultiClusterService {ref[0]}/{ref[1]}: {problem}")
+                continue
+            wkey = ("work.karmada.io", "Work", execution_namespace(consumer), skey[3])
+            desired[wkey] = dispatched_work(source, mcs, provider, consumer, out.works.get(wkey), now)
+    return desired, dispatched
 
 
 __all__ = ["collect", "dispatch_step", "is_collected_work", "is_dispatched_work", "is_marker_work", "step"]
