@@ -86,24 +86,7 @@ def reconcile(user: dict, clusters: list[str], works: dict, now: str, config, cl
             # Work of the same name in this cluster, and namespace sync leaves it alone (else the
             # two would rewrite one Work back and forth).
             continue
-        old_meta = (old or {}).get("metadata") or {}
-        work = {"apiVersion": C.WORK_API_V1, "kind": "Work",
-                "metadata": {"name": wname, "namespace": wns,
-                             "labels": {NAMESPACE_WORK_LABEL: ns_name,
-                                        C.WORK_PERMANENT_ID_LABEL: permanent_id("Work", wns, wname)},
-                             "finalizers": [C.EXECUTION_CONTROLLER_FINALIZER],
-                             "creationTimestamp": old_meta.get("creationTimestamp") or now,
-                             "generation": old_meta.get("generation") or 1},
-                "spec": {"workload": {"manifests": [manifest]}, "suspendDispatching": False,
-                         "preserveResourcesOnDeletion": False}}
-        annotations = dict(work_records(old))
-        if applied:
-            annotations[C.APPLIED_CLUSTER_OVERRIDES_ANNOTATION] = json.dumps(applied, separators=(",", ":"))
-        if annotations:
-            work["metadata"]["annotations"] = dict(sorted(annotations.items()))
-        if old is not None and "status" in old:
-            work["status"] = old["status"]
-        bump_generation(old, work)
+        work = _namespace_work(manifest, wns, wname, ns_name, applied, old, now)
         if work != old:
             out[wkey] = work
     for wkey, work in works.items():
@@ -112,6 +95,31 @@ def reconcile(user: dict, clusters: list[str], works: dict, now: str, config, cl
             if new is not work:
                 out[wkey] = new
     return out
+
+
+def _namespace_work(manifest: dict, wns: str, wname: str, ns_name: str, applied: list, old: dict | None,
+                    now: str) -> dict:
+    """The Work carrying one Namespace to one cluster (``old`` keeps its creation time, generation,
+    records and status)."""
+    old_meta = (old or {}).get("metadata") or {}
+    work = {"apiVersion": C.WORK_API_V1, "kind": "Work",
+            "metadata": {"name": wname, "namespace": wns,
+                         "labels": {NAMESPACE_WORK_LABEL: ns_name,
+                                    C.WORK_PERMANENT_ID_LABEL: permanent_id("Work", wns, wname)},
+                         "finalizers": [C.EXECUTION_CONTROLLER_FINALIZER],
+                         "creationTimestamp": old_meta.get("creationTimestamp") or now,
+                         "generation": old_meta.get("generation") or 1},
+            "spec": {"workload": {"manifests": [manifest]}, "suspendDispatching": False,
+                     "preserveResourcesOnDeletion": False}}
+    annotations = dict(work_records(old))
+    if applied:
+        annotations[C.APPLIED_CLUSTER_OVERRIDES_ANNOTATION] = json.dumps(applied, separators=(",", ":"))
+    if annotations:
+        work["metadata"]["annotations"] = dict(sorted(annotations.items()))
+    if old is not None and "status" in old:
+        work["status"] = old["status"]
+    bump_generation(old, work)
+    return work
 
 
 def step(loaded, out, now: str, ctx) -> bool:
