@@ -13,7 +13,7 @@ changes, on one machine, without holding the state directory between passes:
   failure's first sighting, a threshold crossed, a member back), as Karmada's cluster status
   controller updates a Cluster only on change (``pkg/controllers/status/cluster_status_controller.go``);
 - **the clock**: the earliest wake time the last pass's controllers gave
-  (:func:`karmactl.controllers.registry.wake_times`: toleration ends, grace periods, TTLs);
+  (:func:`karmactl.pipeline.registry.wake_times`: toleration ends, grace periods, TTLs);
 - **members**: a Kubernetes watch of every kind the Works dispatch, on every member
   (``karmactl/members/watching.py``): a member copy that changes (a workload getting ready, an
   edit by hand, a deletion) triggers a pass, as Karmada's work status controller reacts to its
@@ -227,12 +227,12 @@ def seconds_until(when: str, epoch: float) -> float:
 def next_wake(snap, now: str, settings, epoch: float | None = None) -> float | None:
     """Seconds from ``now`` (or from the exact Unix time ``epoch``, see :func:`seconds_until`) to the
     earliest wake time after ``now`` of the pipeline's controllers over the computed snapshot
-    ``snap`` (:func:`karmactl.controllers.registry.wake_times`), or None.
+    ``snap`` (:func:`karmactl.pipeline.registry.wake_times`), or None.
 
     Wake times at or before ``now`` (a Lua customization reads the clock: "due at every run") are not
     a reason to run again at once: the probe and resync cadence covers them.
     """
-    from karmactl.controllers.registry import wake_times
+    from karmactl.pipeline.registry import wake_times
 
     best = None
     for _key, when in wake_times(snap, now, settings):
@@ -263,7 +263,7 @@ def cluster_status_changed(members, snap, now: str) -> list:
 def _dispatched_kinds(snap: Any, clusters: dict) -> dict[str, set[tuple[str, str]]]:
     """``{cluster: {(apiVersion, kind)}}`` of the manifests the Works of ``snap`` dispatch to the
     Clusters of ``clusters`` (by name)."""
-    from karmactl.controllers.names import cluster_of_execution_namespace
+    from karmactl.api.names import cluster_of_execution_namespace
 
     kinds: dict = {}
     for wkey, work in snap.works.items():

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from karmactl.api.snapshot import Snapshot, StepContext
-from karmactl.controllers.registry import PIPELINE
+from karmactl.pipeline.registry import PIPELINE
 from karmactl.store.events import stage_events
 from karmactl.store.state import InputError, StateStore
 from karmactl.store.validation import normalize_object, settings_of
@@ -180,7 +180,7 @@ def compute(snap: Snapshot, now: str, report: RunReport | None = None,
             observed: frozenset | None = None) -> Snapshot:
     """Run the control plane over ``snap`` until nothing changes; returns the new snapshot.
 
-    Each pass runs every step of :data:`karmactl.controllers.registry.PIPELINE` in order (cluster
+    Each pass runs every step of :data:`karmactl.pipeline.registry.PIPELINE` in order (cluster
     status, remedy, cluster taints, detector, taint manager, application failover, scheduler,
     graceful eviction, binding, namespace sync, execution, status). ``snap`` itself is not
     modified; it is what the run observed (the state directory and, online, the members).
@@ -461,8 +461,8 @@ def unjoin_pass(before: Snapshot, name: str, now: str, members: Members | None, 
         ``(after, remaining)``: the snapshot to write and the keys of Works still in the execution
         space (their member copies could not be deleted).
     """
-    from karmactl.controllers.binding import delete_work
-    from karmactl.controllers.names import execution_namespace
+    from karmactl.controllers.helper.work import delete_work
+    from karmactl.api.names import execution_namespace
 
     members = members if members is not None else OfflineMembers()
     key = ("cluster.karmada.io", "Cluster", "", name)

@@ -280,7 +280,7 @@ def field_selector_matches(reqs: list, obj: dict) -> bool:
 
 def _event_rows(c: Context, name: str | None, namespace: str, all_namespaces: bool) -> list[dict]:
     """Stored Events (karmactl/store/events.py), oldest last seen first, as kubectl lists them."""
-    from karmactl.controllers.events import last_seen
+    from karmactl.pipeline.events import last_seen
     from karmactl.store.events import load_events
 
     events = load_events(c.state, None if all_namespaces and not name else namespace)

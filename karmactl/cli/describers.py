@@ -65,7 +65,7 @@ def _cluster_extra(snap, cluster: dict, now: str) -> str:
 def _binding_extra(snap, binding: dict, now: str) -> str:
     from karmactl.api.objects import add_seconds, parse_time
     from karmactl.api.snapshot import Settings
-    from karmactl.controllers.cluster_status import clusters_of
+    from karmactl.controllers.helper.cluster import clusters_of
     from karmactl.scheduler import explain_filters
 
     lines = []

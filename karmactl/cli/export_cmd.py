@@ -4,7 +4,7 @@ Writes into DIR the user's objects as karmada-apiserver takes them (``00-crds.ya
 ``10-namespaces.yaml``, ``20-policies.yaml``, ``30-resources.yaml``), ``join.sh`` (``karmadactl
 join`` per Cluster), the karmada-controller-manager flags (``karmada-controller-manager.flags``) and
 ``REPORT.md`` listing every field a real Karmada would drop (translation:
-:mod:`karmactl.controllers.export`). Exit 1 when something is lost, unless ``--allow-lossy``.
+:mod:`karmactl.api.export`). Exit 1 when something is lost, unless ``--allow-lossy``.
 
 ``--check`` dry-runs the export on a real API server that has Karmada's CRDs and puts the result in
 the report: objects the server rejects, and fields its schema prunes (both exit 1). The server is
@@ -65,7 +65,7 @@ def export_cmd(c: Context, target: Path, check: bool, kube_apiserver: str | None
             not start (exit 2 or 3); after writing: the check server rejected objects, or something
             is lost without ``allow_lossy`` (exit 1, :attr:`ExitCode.LOSSY`).
     """
-    from karmactl.controllers import export as E
+    from karmactl.api import export as E
     from karmactl.store import yamlio
 
     if check and bool(kube_apiserver) == bool(kubeconfig):
@@ -126,7 +126,7 @@ def _write(target: Path, ex, dump_all) -> int:
     Raises:
         CLIError: ``target`` holds files that are not an earlier export's.
     """
-    from karmactl.controllers.export import FILES, join_script
+    from karmactl.api.export import FILES, join_script
 
     ours = {name for name, _ in FILES} | {"join.sh", "REPORT.md", CM_FLAGS_FILE}
     if target.exists():
@@ -201,7 +201,7 @@ def _dry_run(target: Path, ex, kubeconfig: Path, work: Path, create_first: bool)
     """Apply each file with ``--dry-run=server`` (CRDs and Namespaces for real when ``create_first``);
     an object the server rejects is retried alone to name it. Client-side validation is off: the
     server's own schema decides, and what it prunes is compared with what was sent."""
-    from karmactl.controllers.export import Lossy
+    from karmactl.api.export import Lossy
     from karmactl.store import yamlio
 
     lines, pruned, rejected = [], [], 0

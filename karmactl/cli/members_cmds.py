@@ -204,7 +204,7 @@ class _Null:
 
 # ============================================================================ unjoin
 def _execution_works(snap, name: str) -> list:
-    from karmactl.controllers.names import execution_namespace
+    from karmactl.api.names import execution_namespace
     ns = execution_namespace(name)
     return sorted(k for k in snap.works if k[2] == ns)
 

@@ -218,5 +218,5 @@ def member_rows(c, snap, info, name: str | None, namespace: str, all_namespaces:
 
 
 def _cluster_view(snap, key) -> dict:
-    from karmactl.controllers.templates import merged_view
+    from karmactl.api.templates import merged_view
     return merged_view(snap.user[key], snap.overlays.get(key))

@@ -4,7 +4,7 @@ from __future__ import annotations
 from karmactl.api.kinds import KindInfo
 from karmactl.cli.context import CLIError, ExitCode
 from karmactl.cli.kindnames import lookup_kind
-from karmactl.controllers.templates import merged_view
+from karmactl.api.templates import merged_view
 from karmactl.store.state import Snapshot
 
 

@@ -87,7 +87,7 @@ def observe_cmd(c: Context, target: str, cluster: str, health: str | None, statu
     from karmactl.cli.objects import find, not_found, resolve_kind
     from karmactl.controllers import execution as X
     from karmactl.controllers import work_status
-    from karmactl.controllers.names import execution_namespace, work_name
+    from karmactl.api.names import execution_namespace, work_name
     from karmactl.store.fsio import state_lock, write_atomic
     from karmactl.store.state import dump_computed
 
@@ -180,7 +180,7 @@ def observe_endpointslices_cmd(c: Context, target: str, cluster: str, path: str,
     from karmactl.cli.commands import load_snapshot, store_of
     from karmactl.cli.objects import find, not_found, resolve_kind
     from karmactl.controllers import multicluster_service as mcs
-    from karmactl.controllers.names import execution_namespace, work_name
+    from karmactl.api.names import execution_namespace, work_name
     from karmactl.store.fsio import state_lock
 
     if "/" not in target:

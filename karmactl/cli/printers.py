@@ -105,7 +105,7 @@ def columns_for(info: KindInfo, wide: bool):
 def event_columns(wide: bool):
     """kubectl's columns for Events: LAST SEEN, TYPE, REASON, OBJECT, MESSAGE (``-o wide`` adds
     SOURCE, FIRST SEEN, COUNT and NAME)."""
-    from karmactl.controllers.events import last_seen
+    from karmactl.pipeline.events import last_seen
 
     reg = lambda o: o.get("regarding") or {}  # noqa: E731
     cols = [("LAST SEEN", lambda o, n: human_age(last_seen(o), n)),
@@ -125,7 +125,7 @@ def event_columns(wide: bool):
 def event_lines(events: list[dict], now: str) -> list[str]:
     """kubectl describe's ``Events:`` table rows (Type, Reason, Age, From, Message), oldest first;
     a repeated Event's age reads ``<last seen> (xN over <first seen>)``."""
-    from karmactl.controllers.events import last_seen
+    from karmactl.pipeline.events import last_seen
 
     if not events:
         return []

@@ -525,7 +525,7 @@ def _strip_header(saved: str) -> str:
 def policy_name(namespace: str, name: str, info) -> str:
     """karmadactl promote's generated policy name (``names.GeneratePolicyName``): ``<name>-<hash>``, the
     hash FNV-1a 32 of ``<namespace><group>/<version>, Kind=<kind>`` in decimal, safe-encoded, lowercased."""
-    from karmactl.controllers.names import fnv1a_32, safe_encode
+    from karmactl.api.names import fnv1a_32, safe_encode
 
     gvk = f"{info.group}/{info.version}, Kind={info.kind}"
     return f"{name.replace(':', '.')}-{safe_encode(str(fnv1a_32((namespace + gvk).encode('utf-8'))))}".lower()

@@ -55,8 +55,9 @@ import json
 
 from karmactl.api import constants as C
 from karmactl.api.objects import add_seconds, bump_generation, deepcopy, parse_time
-from karmactl.controllers.graceful_eviction import (GATE_OFF_MESSAGE, binding_ref, graceful_evict_cluster,
-                                                    has_state_preservation, preserved_label_state)
+from karmactl.controllers.helper.binding import binding_id, binding_ref, works_by_binding
+from karmactl.controllers.helper.eviction import GATE_OFF_MESSAGE, graceful_evict_cluster, has_state_preservation, preserved_label_state
+from karmactl.controllers.helper.work import observed_at
 
 BOOKKEEPING_ANNOTATION = "karmactl.io/application-failover"
 DEFAULT_TOLERATION_SECONDS = 300
@@ -206,12 +207,7 @@ def assess(binding: dict, now: str, has_health_hook, observed: frozenset | None 
     if not handled(new, has_health_hook):
         return _with_bookkeeping(new, {}), []
     spec = new.get("spec") or {}
-    app = spec["failover"]["application"]
-    toleration = (app.get("decisionConditions") or {}).get("tolerationSeconds")
-    toleration = float(DEFAULT_TOLERATION_SECONDS if toleration is None else toleration)
-    pre = app.get("preConditions") or {}
-    delay = pre.get("delaySeconds")
-    need_settled = pre.get("healthyState") == C.HEALTHY
+    toleration, delay, need_settled = _decision_rules(spec["failover"]["application"])
     targets = {t.get("name") for t in spec.get("clusters") or []}
     evicting = {t.get("fromCluster") for t in spec.get("gracefulEvictionTasks") or []}
     old_record = read_bookkeeping(new)
@@ -227,21 +223,9 @@ def assess(binding: dict, now: str, has_health_hook, observed: frozenset | None 
             if _valid_time(old.get("unhealthySince")):
                 record[cluster] = {"unhealthySince": old["unhealthySince"]}
             continue
-        # the binding status controller stamps both on the item; an item without them (written
-        # by hand, or by an older karmactl) counts from now
-        collected = item.get("creationTimestamp") if _valid_time(item.get("creationTimestamp")) else now
-        health = item.get("health")
-        settled = bool(item.get("settled") or health == C.HEALTHY)
         entry: dict = {}
-        ready = (delay is None or _reached(collected, float(delay), now)) and (settled or not need_settled)
-        if ready and health == C.UNHEALTHY and cluster not in evicting:
-            since = old.get("unhealthySince") if _valid_time(old.get("unhealthySince")) else None
-            first = since is None
-            if first:
-                # the window starts when the member began reporting this status (now, unless an
-                # earlier observation that still holds says so)
-                since = (observed_at or {}).get(cluster)
-                since = since if _valid_time(since) and parse_time(since) < parse_time(now) else now
+        if _ready_to_judge(item, now, delay, need_settled) and item.get("health") == C.UNHEALTHY and cluster not in evicting:
+            since, first = _window_start(old, cluster, observed_at, now)
             if (first and since == now) or not _reached(since, toleration, now):
                 entry["unhealthySince"] = since
             else:
@@ -257,23 +241,57 @@ def assess(binding: dict, now: str, has_health_hook, observed: frozenset | None 
         if entry:
             record[cluster] = entry
     if due:
-        new = deepcopy(new)
-        history = [e for e in new["spec"].get(HISTORY_FIELD) or [] if e.get("clusterName") not in due]
-        for cluster in due:
-            graceful_evict_cluster(new["spec"], cluster, options[cluster])
-            history.append({"clusterName": cluster, "creationTimestamp": now})
-        new["spec"][HISTORY_FIELD] = history
-        bump_generation(binding, new)
+        new = _evicted(binding, new, due, options, now)
     return _with_bookkeeping(new, record), due
+
+
+def _decision_rules(app: dict) -> tuple[float, object, bool]:
+    """``(tolerationSeconds, preConditions.delaySeconds or None, whether preConditions.healthyState
+    asks for a settled workload)`` of ``spec.failover.application``."""
+    toleration = (app.get("decisionConditions") or {}).get("tolerationSeconds")
+    toleration = float(DEFAULT_TOLERATION_SECONDS if toleration is None else toleration)
+    pre = app.get("preConditions") or {}
+    return toleration, pre.get("delaySeconds"), pre.get("healthyState") == C.HEALTHY
+
+
+def _ready_to_judge(item: dict, now: str, delay, need_settled: bool) -> bool:
+    """``preConditions``: ``delaySeconds`` passed since the status was collected, and the workload
+    settled when ``healthyState`` asks for it."""
+    # the binding status controller stamps both on the item; an item without them (written
+    # by hand, or by an older karmactl) counts from now
+    collected = item.get("creationTimestamp") if _valid_time(item.get("creationTimestamp")) else now
+    settled = bool(item.get("settled") or item.get("health") == C.HEALTHY)
+    return (delay is None or _reached(collected, float(delay), now)) and (settled or not need_settled)
+
+
+def _window_start(old: dict, cluster: str, observed_at: dict | None, now: str) -> tuple[str, bool]:
+    """``(unhealthySince, whether the window starts in this pass)`` of an unhealthy cluster."""
+    since = old.get("unhealthySince") if _valid_time(old.get("unhealthySince")) else None
+    if since is not None:
+        return since, False
+    # the window starts when the member began reporting this status (now, unless an
+    # earlier observation that still holds says so)
+    since = (observed_at or {}).get(cluster)
+    return (since if _valid_time(since) and parse_time(since) < parse_time(now) else now), True
+
+
+def _evicted(binding: dict, new: dict, due: list, options: dict, now: str) -> dict:
+    """A copy of ``new`` with every ``due`` cluster gracefully evicted and recorded in the active
+    eviction history."""
+    new = deepcopy(new)
+    history = [e for e in new["spec"].get(HISTORY_FIELD) or [] if e.get("clusterName") not in due]
+    for cluster in due:
+        graceful_evict_cluster(new["spec"], cluster, options[cluster])
+        history.append({"clusterName": cluster, "creationTimestamp": now})
+    new["spec"][HISTORY_FIELD] = history
+    bump_generation(binding, new)
+    return new
 
 
 def step(loaded, out, now: str, ctx) -> bool:
     """Phase ``bindings``: application failover for every binding (module docs)."""
     from karmactl.interpreter import Interpreter
 
-    from karmactl.controllers.binding import binding_id
-    from karmactl.controllers.binding_status import works_by_binding
-    from karmactl.controllers.work_status import observed_at
 
     has_health_hook = Interpreter.of(ctx).has_health_hook
     changed = False

@@ -22,28 +22,11 @@ import json
 from dataclasses import dataclass, field
 
 from karmactl.api import constants as C
-from karmactl.api.objects import bump_generation, deepcopy, get_condition, permanent_id
-from karmactl.controllers.names import cluster_of_execution_namespace, execution_namespace, work_name
-
-
-@dataclass
-class RenderHooks:
-    """The pure functions Work rendering needs (the interpreter and the override seam).
-
-    Attributes:
-        revise_replica: ``f(obj, replicas) -> obj``.
-        prune: ``f(manifest) -> manifest``.
-        split_job_completions: ``f(template, targets, tie_uid) -> {cluster: completions}``.
-        apply_overrides: ``f(manifest, cluster) -> (manifest, applied_overrides, applied_cluster_overrides)``;
-            raises an exception whose text becomes the Work's error for that cluster.
-        stateful_failover_injection: gate ``StatefulFailoverInjection``: :func:`inject_preserved_label_state`.
-    """
-
-    revise_replica: object
-    prune: object
-    split_job_completions: object = None
-    apply_overrides: object = None
-    stateful_failover_injection: bool = False
+from karmactl.api.objects import bump_generation, deepcopy, permanent_id
+from karmactl.api.names import cluster_of_execution_namespace, execution_namespace, work_name
+from karmactl.controllers.helper.binding import binding_id
+from karmactl.controllers.helper.template import template_inputs
+from karmactl.controllers.helper.work import RenderHooks, delete_work, render_hooks, work_records
 
 
 @dataclass
@@ -52,12 +35,6 @@ class BindingResult:
 
     works: dict = field(default_factory=dict)
     errors: dict = field(default_factory=dict)
-
-
-def binding_id(binding: dict) -> tuple[str, str]:
-    """(label key, permanent id) linking a binding and its Works."""
-    label = C.RB_PERMANENT_ID_LABEL if binding["kind"] == "ResourceBinding" else C.CRB_PERMANENT_ID_LABEL
-    return label, ((binding["metadata"].get("labels") or {}).get(label) or "")
 
 
 def target_clusters(binding: dict) -> dict[str, int]:
@@ -83,41 +60,6 @@ def suspended_on(binding: dict, cluster: str) -> bool:
 def is_workload(binding: dict) -> bool:
     spec = binding.get("spec") or {}
     return bool(spec.get("replicas")) or spec.get("replicaRequirements") is not None or bool(spec.get("components"))
-
-
-def was_applied(work: dict) -> bool:
-    """Whether a Work may have a member copy (it has an Applied condition or manifest status)."""
-    return get_condition(work, C.COND_APPLIED) is not None or bool((work.get("status") or {}).get("manifestStatuses"))
-
-
-def work_binding_key(work: dict) -> tuple | None:
-    """The key of the binding a Work was rendered from (its Karmada annotations), or None for
-    Works no binding owns (namespace sync)."""
-    ann = (work.get("metadata") or {}).get("annotations") or {}
-    if ann.get(C.RB_NAME_ANNOTATION):
-        return ("work.karmada.io", "ResourceBinding", ann.get(C.RB_NAMESPACE_ANNOTATION) or "", ann[C.RB_NAME_ANNOTATION])
-    if ann.get(C.CRB_NAME_ANNOTATION):
-        return ("work.karmada.io", "ClusterResourceBinding", "", ann[C.CRB_NAME_ANNOTATION])
-    return None
-
-
-def work_records(old: dict | None) -> dict:
-    """The annotations of ``old`` that record what karmactl observed on and applied to the member
-    (:data:`karmactl.api.constants.WORK_RECORD_ANNOTATIONS`): a Work rendered again keeps them, as
-    Karmada's controllers keep their records in memory across renders."""
-    annotations = ((old or {}).get("metadata") or {}).get("annotations") or {}
-    return {k: annotations[k] for k in C.WORK_RECORD_ANNOTATIONS if k in annotations}
-
-
-def delete_work(work: dict, now: str) -> dict | None:
-    """Request deletion of a Work: None when nothing was ever applied, else the Work marked terminating."""
-    if not was_applied(work):
-        return None
-    if (work.get("metadata") or {}).get("deletionTimestamp"):
-        return work
-    out = dict(work)
-    out["metadata"] = dict(work["metadata"], deletionTimestamp=now)
-    return out
 
 
 def reconcile(bindings: dict, works: dict, views: dict, now: str, hooks: RenderHooks,
@@ -164,8 +106,44 @@ def reconcile(bindings: dict, works: dict, views: dict, now: str, hooks: RenderH
 
 def _reconcile_one(bkey, binding: dict, existing: dict, views: dict, now: str, hooks: RenderHooks,
                    result: BindingResult, memo: dict) -> None:
+    """The Works of one binding into ``result``: those of clusters it left removed, then one per
+    target cluster rendered (unless an old copy in a ``Directly`` eviction cluster remains)."""
     spec = binding.get("spec") or {}
     targets = target_clusters(binding)
+    if _remove_stale_works(spec, targets, existing, now, result):
+        return  # §9.1 step 2: no rendering while an old copy in a Directly cluster remains
+    res = spec.get("resource") or {}
+    from karmactl.api.kinds import group_of
+    tkey = (group_of(res.get("apiVersion", "")), res.get("kind"), res.get("namespace") or "", res.get("name"))
+    view = views.get(tkey)
+    if view is None:
+        return
+    completions = _job_completions(spec, view, targets, hooks)
+    errors = []
+    for cluster in sorted(targets):
+        wkey = ("work.karmada.io", "Work", execution_namespace(cluster),
+                work_name(res.get("namespace") or "", res.get("name"), res.get("kind")))
+        old = existing.get(wkey)
+        if old is not None and (old.get("metadata") or {}).get("deletionTimestamp"):
+            errors.append(f"work {wkey[2]}/{wkey[3]} is being deleted")
+            continue
+        if _rendered_last_pass(memo.get(wkey), old, view, spec):
+            continue
+        try:
+            work = render_work(binding, view, cluster, targets[cluster], completions.get(cluster), old, now, hooks)
+        except Exception as exc:  # an override error fails this cluster's Work only (§9.2 step 3)
+            errors.append(f"cluster {cluster}: {exc}")
+            continue
+        memo[wkey] = (spec, view, work)
+        if work is not old:
+            result.works[wkey] = work
+    if errors:
+        result.errors[bkey] = errors
+
+
+def _remove_stale_works(spec: dict, targets: dict, existing: dict, now: str, result: BindingResult) -> bool:
+    """Deletes (into ``result``) the binding's Works in clusters that are neither targets nor kept
+    by a graceful eviction task; returns whether a Work in a ``Directly`` eviction cluster remains."""
     tasks = spec.get("gracefulEvictionTasks") or []
     keep_old = {t["fromCluster"] for t in tasks if t.get("purgeMode") != "Directly"}
     directly = {t["fromCluster"] for t in tasks if t.get("purgeMode") == "Directly"}
@@ -181,46 +159,26 @@ def _reconcile_one(bkey, binding: dict, existing: dict, views: dict, now: str, h
             result.works[wk] = new
         elif new is not None and cluster in directly:
             blocked = True
-    if blocked:
-        return  # §9.1 step 2: no rendering while an old copy in a Directly cluster remains
-    res = spec.get("resource") or {}
-    from karmactl.api.kinds import group_of
-    tkey = (group_of(res.get("apiVersion", "")), res.get("kind"), res.get("namespace") or "", res.get("name"))
-    view = views.get(tkey)
-    if view is None:
-        return
-    completions = {}
+    return blocked
+
+
+def _job_completions(spec: dict, view: dict, targets: dict, hooks: RenderHooks) -> dict:
+    """``{cluster: completions}`` of a Job divided over its clusters (the interpreter's split), or {}."""
     if (view.get("kind") == "Job" and hooks.split_job_completions and (spec.get("replicas") or 0) > 0
             and ((spec.get("placement") or {}).get("replicaScheduling") or {}).get("replicaSchedulingType") == "Divided"
             and (view.get("spec") or {}).get("completions") is not None):
-        completions = hooks.split_job_completions(view, [{"name": n, "replicas": r} for n, r in targets.items()],
-                                                  res.get("uid") or "")
-    errors = []
-    for cluster in sorted(targets):
-        wkey = ("work.karmada.io", "Work", execution_namespace(cluster),
-                work_name(res.get("namespace") or "", res.get("name"), res.get("kind")))
-        old = existing.get(wkey)
-        if old is not None and (old.get("metadata") or {}).get("deletionTimestamp"):
-            errors.append(f"work {wkey[2]}/{wkey[3]} is being deleted")
-            continue
-        seen = memo.get(wkey)
-        if (seen is not None and old is not None and _same_but_status(seen[2], old)
-                and (seen[1] is view or seen[1] == view) and (seen[0] is spec or seen[0] == spec)):
-            # Same binding spec, template view and Work as last pass: rendering would give ``old``
-            # back. The Work may have gained a status since (the execution step's Dispatching
-            # condition), which rendering keeps as it is; the view is built again when the
-            # template's status changes, which the view leaves out.
-            continue
-        try:
-            work = render_work(binding, view, cluster, targets[cluster], completions.get(cluster), old, now, hooks)
-        except Exception as exc:  # an override error fails this cluster's Work only (§9.2 step 3)
-            errors.append(f"cluster {cluster}: {exc}")
-            continue
-        memo[wkey] = (spec, view, work)
-        if work is not old:
-            result.works[wkey] = work
-    if errors:
-        result.errors[bkey] = errors
+        return hooks.split_job_completions(view, [{"name": n, "replicas": r} for n, r in targets.items()],
+                                           (spec.get("resource") or {}).get("uid") or "")
+    return {}
+
+
+def _rendered_last_pass(seen: tuple | None, old: dict | None, view: dict, spec: dict) -> bool:
+    """Same binding spec, template view and Work as last pass (``seen``: the memo's
+    ``(spec, view, work)``): rendering would give ``old`` back. The Work may have gained a status
+    since (the execution step's Dispatching condition), which rendering keeps as it is; the view is
+    built again when the template's status changes, which the view leaves out."""
+    return (seen is not None and old is not None and _same_but_status(seen[2], old)
+            and (seen[1] is view or seen[1] == view) and (seen[0] is spec or seen[0] == spec))
 
 
 def _same_but_status(rendered: dict, work: dict) -> bool:
@@ -252,7 +210,6 @@ def render_work(binding: dict, view: dict, cluster: str, replicas: int, completi
                 now: str, hooks: RenderHooks) -> dict:
     """The Work for one target cluster (§9.2); returns ``old`` itself when nothing changed."""
     bspec = binding.get("spec") or {}
-    bmeta = binding["metadata"]
     # one private deep copy: revise_replica returns a new object, otherwise copy here; everything
     # below (overrides, linking metadata, pruning) may then work on it in place
     manifest = hooks.revise_replica(view, replicas) if is_workload(binding) else deepcopy(view)
@@ -272,16 +229,9 @@ def render_work(binding: dict, view: dict, cluster: str, replicas: int, completi
     generation = (view.get("metadata") or {}).get("generation")
     if generation:
         annotations[C.TEMPLATE_GENERATION_ANNOTATION] = str(generation)
-    if binding["kind"] == "ResourceBinding":
-        binding_ann = {C.RB_NAMESPACE_ANNOTATION: bmeta["namespace"], C.RB_NAME_ANNOTATION: bmeta["name"]}
-    else:
-        binding_ann = {C.CRB_NAME_ANNOTATION: bmeta["name"]}
+    binding_ann = _binding_annotations(binding)
     annotations.update(binding_ann)
-    template_cr = ((view.get("metadata") or {}).get("annotations") or {}).get(C.CONFLICT_RESOLUTION_ANNOTATION)
-    if template_cr in ("overwrite", "abort"):
-        conflict = template_cr
-    else:
-        conflict = "overwrite" if bspec.get("conflictResolution") == "Overwrite" else "abort"
+    conflict = _conflict_resolution(view, bspec)
     wname = work_name((view["metadata"].get("namespace") or ""), view["metadata"]["name"], view["kind"])
     wns = execution_namespace(cluster)
     work_id = ((old or {}).get("metadata", {}).get("labels") or {}).get(C.WORK_PERMANENT_ID_LABEL) or permanent_id("Work", wns, wname)
@@ -326,40 +276,30 @@ def render_work(binding: dict, view: dict, cluster: str, replicas: int, completi
     return work
 
 
+def _binding_annotations(binding: dict) -> dict:
+    """The annotations naming the binding on its Works and their manifests."""
+    bmeta = binding["metadata"]
+    if binding["kind"] == "ResourceBinding":
+        return {C.RB_NAMESPACE_ANNOTATION: bmeta["namespace"], C.RB_NAME_ANNOTATION: bmeta["name"]}
+    return {C.CRB_NAME_ANNOTATION: bmeta["name"]}
+
+
+def _conflict_resolution(view: dict, bspec: dict) -> str:
+    """``overwrite`` or ``abort``: the template's conflict-resolution annotation, else the binding's
+    ``conflictResolution``."""
+    template_cr = ((view.get("metadata") or {}).get("annotations") or {}).get(C.CONFLICT_RESOLUTION_ANNOTATION)
+    if template_cr in ("overwrite", "abort"):
+        return template_cr
+    return "overwrite" if bspec.get("conflictResolution") == "Overwrite" else "abort"
+
+
 # --------------------------------------------------------------------------- the pipeline step
-
-
-def render_hooks(loaded, interpreter=None) -> RenderHooks:
-    """The interpreter and override functions Works are rendered with, for one computation over
-    ``loaded`` (OverridePolicies and ClusterOverridePolicies of the snapshot, Clusters as they are
-    loaded: overrides select clusters by labels and fields, which a pass does not change).
-    ``interpreter`` is the run's ``karmactl.interpreter.Interpreter`` (None: the native rules)."""
-    from karmactl.controllers.cluster_status import clusters_of
-    from karmactl.interpreter import Interpreter
-    from karmactl.overrides import apply_overrides
-
-    ops = loaded.of_kind("policy.karmada.io", "OverridePolicy")
-    cops = loaded.of_kind("policy.karmada.io", "ClusterOverridePolicy")
-    clusters = {c["metadata"]["name"]: c for c in clusters_of(loaded)}
-
-    def overrides(manifest, cluster_name):
-        cluster = clusters.get(cluster_name) or {"metadata": {"name": cluster_name}, "spec": {}}
-        ns = (manifest.get("metadata") or {}).get("namespace") or ""
-        res = apply_overrides(manifest, cluster, [o for o in ops if o["metadata"].get("namespace") == ns] if ns else [], cops)
-        return res.manifest, res.applied_overrides, res.applied_cluster_overrides
-
-    interpreter = interpreter if interpreter is not None else Interpreter()
-    return RenderHooks(revise_replica=interpreter.revise_replica,
-                       prune=lambda m: interpreter.prune_manifest(m, in_place=True),
-                       split_job_completions=interpreter.split_job_completions,
-                       apply_overrides=overrides if (ops or cops) else None)
 
 
 def step(loaded, out, now: str, ctx) -> bool:
     """Pipeline step ``binding``: render every binding's Works and remove orphaned ones
     (``pkg/controllers/binding/binding_controller.go``, ``cluster_resource_binding_controller.go``)."""
     from karmactl.interpreter import Interpreter
-    from karmactl.controllers.detector import template_inputs
     from karmactl.api.objects import describe_key
 
     inputs = template_inputs(loaded, ctx)

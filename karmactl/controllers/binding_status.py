@@ -9,72 +9,8 @@ the dependencies distributor's attached bindings are never scheduled).
 from __future__ import annotations
 
 from karmactl.api import constants as C
-from karmactl.api.kinds import group_of
-from karmactl.api.objects import deepcopy, get_condition, set_condition
-from karmactl.controllers.names import cluster_of_execution_namespace
-
-
-def works_by_binding(works: dict) -> dict:
-    """``(label key, permanent id) -> [(cluster, Work)]`` for Works that are not terminating, sorted by cluster."""
-    out: dict = {}
-    for wkey in sorted(works):
-        work = works[wkey]
-        md = work.get("metadata") or {}
-        if md.get("deletionTimestamp"):
-            continue
-        labels = md.get("labels") or {}
-        cluster = cluster_of_execution_namespace(wkey[2])
-        if cluster is None:
-            continue
-        for label in (C.RB_PERMANENT_ID_LABEL, C.CRB_PERMANENT_ID_LABEL):
-            if labels.get(label):
-                out.setdefault((label, labels[label]), []).append((cluster, work))
-    return out
-
-
-def _matches(identifier: dict, resource: dict) -> bool:
-    api_version = resource.get("apiVersion") or ""
-    return (identifier.get("group", "") == group_of(api_version)
-            and identifier.get("version", "") == api_version.rsplit("/", 1)[-1]
-            and identifier.get("kind") == resource.get("kind")
-            and (identifier.get("namespace") or "") == (resource.get("namespace") or "")
-            and identifier.get("name") == resource.get("name"))
-
-
-def aggregated_item(cluster: str, work: dict, resource: dict) -> dict | None:
-    """One ``aggregatedStatus`` entry (§9.8 steps 1–4), or None when no manifest matches the resource.
-
-    ``{clusterName, applied, appliedMessage?, status?, health}``: not applied -> health Unknown and
-    the Applied condition's message; applied -> status and health of the matching manifest status
-    (Unknown until one is collected).
-    """
-    manifests = ((work.get("spec") or {}).get("workload") or {}).get("manifests") or []
-    ordinal = None
-    for i, m in enumerate(manifests):
-        md = m.get("metadata") or {}
-        if (m.get("apiVersion") == resource.get("apiVersion") and m.get("kind") == resource.get("kind")
-                and (md.get("namespace") or "") == (resource.get("namespace") or "") and md.get("name") == resource.get("name")):
-            ordinal = i
-            break
-    if ordinal is None:
-        return None
-    cond = get_condition(work, C.COND_APPLIED)
-    if cond is None or cond.get("status") != "True":
-        item = {"clusterName": cluster, "applied": False}
-        if cond is not None and cond.get("message"):
-            item["appliedMessage"] = cond["message"]
-        item["health"] = C.UNKNOWN
-        return item
-    item = {"clusterName": cluster, "applied": True, "health": C.UNKNOWN}
-    for ms in (work.get("status") or {}).get("manifestStatuses") or []:
-        if _matches(ms.get("identifier") or {}, resource):
-            if ms.get("status") is not None:
-                item = {"clusterName": cluster, "status": deepcopy(ms["status"]), "applied": True,
-                        "health": ms.get("health") or C.UNKNOWN}
-            else:
-                item["health"] = ms.get("health") or C.UNKNOWN
-            break
-    return item
+from karmactl.api.objects import deepcopy, set_condition
+from karmactl.controllers.helper.binding import aggregated_item, binding_id, works_by_binding
 
 
 def expected_clusters(binding: dict) -> set:
@@ -149,7 +85,6 @@ def binding_status(binding: dict, works: list, now: str) -> tuple[dict, list[str
 
 def step(loaded, out, now: str, ctx) -> bool:
     """Phase ``status``: refresh every scheduled binding's aggregated status."""
-    from karmactl.controllers.binding import binding_id
 
     by_binding = works_by_binding(out.works)
     memo = ctx.memo.setdefault("binding_status", {})
@@ -173,4 +108,4 @@ def step(loaded, out, now: str, ctx) -> bool:
 
 
 
-__all__ = ["aggregated_item", "binding_status", "expected_clusters", "step", "works_by_binding"]
+__all__ = ["binding_status", "expected_clusters", "step"]

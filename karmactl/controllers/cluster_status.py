@@ -19,18 +19,12 @@ from __future__ import annotations
 
 from karmactl.api import constants as C
 from karmactl.api.objects import add_seconds, content_hash, deepcopy, get_condition, remove_condition, seconds_between, set_condition
-from karmactl.controllers.templates import new_overlay
+from karmactl.api.templates import new_overlay
+from karmactl.controllers.helper.cluster import stamp_creation
 
 
 def _hash(data) -> str:
     return content_hash(data)
-
-
-def effective_status(cluster: dict, overlay: dict | None) -> dict:
-    """The Cluster's status as the control plane sees it (overlay if present, else the file's)."""
-    if overlay is not None and "status" in overlay:
-        return overlay["status"]
-    return cluster.get("status") or {}
 
 
 def ingest_file_status(key, cluster: dict, overlay: dict | None, now: str) -> dict | None:
@@ -67,17 +61,6 @@ def ingest_file_status(key, cluster: dict, overlay: dict | None, now: str) -> di
                 get_condition(new, cond["type"])["lastTransitionTime"] = cond["lastTransitionTime"]
     if overlay is not None and new == overlay:
         return overlay
-    return new
-
-
-def stamp_creation(key, cluster: dict, overlay: dict | None, now: str) -> dict:
-    """The overlay with ``metadata.creationTimestamp`` (the first run that saw the Cluster, unless
-    its file sets one), as the API server stamps it on create; ``overlay`` itself when present."""
-    if overlay is not None and (overlay.get("metadata") or {}).get("creationTimestamp"):
-        return overlay
-    new = dict(overlay) if overlay is not None else new_overlay(key, cluster)
-    new["metadata"] = dict(new.get("metadata") or {},
-                           creationTimestamp=(cluster.get("metadata") or {}).get("creationTimestamp") or now)
     return new
 
 
@@ -164,14 +147,6 @@ def threshold_due(overlay: dict | None, success_threshold: float, failure_thresh
     else:  # False <-> Unknown flips at once (threshold_adjust)
         held = 0.0
     return add_seconds(since, held)
-
-
-def clusters_of(snap) -> list[dict]:
-    """Every Cluster of ``snap`` as the control plane sees it (status from the overlay, taints
-    merged), sorted by name."""
-    from karmactl.controllers.templates import merged_view
-
-    return [merged_view(snap.user[key], snap.overlays.get(key)) for key in snap.keys_of_kind("cluster.karmada.io", "Cluster")]
 
 
 def step(loaded, out, now: str, ctx) -> bool:

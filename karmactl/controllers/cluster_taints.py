@@ -26,7 +26,7 @@ taint's key+effect. NoExecute taints are allowed in policies (karmactl runs as i
 
 Where the taints live (karmactl): the user's Cluster file keeps the user's ``spec.taints`` (written
 by hand or by ``karmactl taint``/``cordon``); the taints this module manages live in the Cluster's
-**overlay** ``spec.taints`` and :func:`karmactl.controllers.templates.merged_view` appends them to
+**overlay** ``spec.taints`` and :func:`karmactl.api.templates.merged_view` appends them to
 what the scheduler and ``get`` see. Consequences, documented deviations from Karmada's single list:
 
 * a taint already written by the user (same key+effect) is never added again, and is never removed:
@@ -51,10 +51,9 @@ from __future__ import annotations
 from karmactl.api import constants as C
 from karmactl.api.objects import deepcopy, get_condition
 from karmactl.api.selectors import cluster_affinity_matches
-from karmactl.controllers.cluster_status import effective_status
-from karmactl.controllers.templates import merged_view, new_overlay
+from karmactl.api.templates import merged_view, new_overlay
+from karmactl.controllers.helper.cluster import CLUSTER_GK, effective_status, taint_id
 
-CLUSTER_GK = ("cluster.karmada.io", "Cluster")
 POLICY_GK = ("policy.karmada.io", "ClusterTaintPolicy")
 _READY_KEYS = (C.TAINT_NOT_READY, C.TAINT_UNREACHABLE)
 
@@ -92,6 +91,70 @@ def sorted_policies(policies: list[dict]) -> list[dict]:
                                            (p.get("metadata") or {}).get("name", "")))
 
 
+class _TaintEdit:
+    """The controller taints being computed: ``add`` appends a taint unless the user's or the
+    controller's list has it, ``remove`` drops every matching one (or the first)."""
+
+    def __init__(self, user_taints: list[dict], taints: list[dict], now: str):
+        self.user_taints, self.taints, self.now = user_taints, taints, now
+
+    def add(self, key: str, effect: str, value: str = "") -> None:
+        probe = {"key": key, "effect": effect}
+        if _has(self.user_taints, probe) or _has(self.taints, probe):
+            return
+        t = {"key": key}
+        if value:
+            t["value"] = value
+        t.update(effect=effect, timeAdded=self.now)
+        self.taints.append(t)
+
+    def remove(self, key: str, effect: str, first_only: bool = False) -> None:
+        probe = {"key": key, "effect": effect}
+        if not first_only:
+            self.taints[:] = [t for t in self.taints if not _same(t, probe)]
+            return
+        for i, t in enumerate(self.taints):
+            if _same(t, probe):
+                del self.taints[i]
+                return
+
+
+def _ready_taints(edit: _TaintEdit, status: dict, cluster_failover: bool) -> None:
+    """``taintClusterByCondition``: not-ready / unreachable taints from the Ready condition."""
+    ready = get_condition({"status": status}, C.COND_READY)
+    effects = [C.EFFECT_NO_SCHEDULE] + ([C.EFFECT_NO_EXECUTE] if cluster_failover else [])
+    both = (C.EFFECT_NO_SCHEDULE, C.EFFECT_NO_EXECUTE)
+    state = None if ready is None else ready.get("status")
+    if ready is None:
+        edit.add(C.TAINT_NOT_READY, C.EFFECT_NO_SCHEDULE)
+    elif state in ("False", "Unknown"):
+        on, off = (C.TAINT_NOT_READY, C.TAINT_UNREACHABLE) if state == "False" else (C.TAINT_UNREACHABLE, C.TAINT_NOT_READY)
+        for effect in effects:
+            edit.add(on, effect)
+        for effect in both:
+            edit.remove(off, effect)
+        if not cluster_failover:
+            edit.remove(on, C.EFFECT_NO_EXECUTE)
+    elif state == "True":
+        for key in _READY_KEYS:
+            for effect in both:
+                edit.remove(key, effect)
+
+
+def _policy_taints(edit: _TaintEdit, policies: list[dict], conditions: list, cluster_view: dict) -> None:
+    """ClusterTaintPolicies in order: taints added on ``addOnConditions``, removed on ``removeOnConditions``."""
+    for policy in policies:
+        pspec = policy.get("spec") or {}
+        if pspec.get("targetClusters") is not None and not cluster_affinity_matches(pspec["targetClusters"], cluster_view):
+            continue
+        if _all_match(pspec.get("addOnConditions") or [], conditions):
+            for t in pspec.get("taints") or []:
+                edit.add(t.get("key", ""), t.get("effect", ""), t.get("value") or "")
+        if _all_match(pspec.get("removeOnConditions") or [], conditions):
+            for t in pspec.get("taints") or []:
+                edit.remove(t.get("key", ""), t.get("effect", ""), first_only=True)
+
+
 def controller_taints(user_taints: list[dict], current: list[dict], status: dict, cluster_view: dict,
                       policies: list[dict], now: str, cluster_failover: bool) -> list[dict]:
     """The controller taints a Cluster should carry (the overlay's ``spec.taints``).
@@ -109,66 +172,15 @@ def controller_taints(user_taints: list[dict], current: list[dict], status: dict
         The new list; ``current`` itself when nothing changed. Surviving taints keep their object
         (and ``timeAdded``); new ones are appended as ``{key, [value,] effect, timeAdded}``.
     """
-    taints = [dict(t) for t in current]
-
-    def add(key: str, effect: str, value: str = "") -> None:
-        probe = {"key": key, "effect": effect}
-        if _has(user_taints, probe) or _has(taints, probe):
-            return
-        t = {"key": key}
-        if value:
-            t["value"] = value
-        t.update(effect=effect, timeAdded=now)
-        taints.append(t)
-
-    def remove(key: str, effect: str, first_only: bool = False) -> None:
-        probe = {"key": key, "effect": effect}
-        if not first_only:
-            taints[:] = [t for t in taints if not _same(t, probe)]
-            return
-        for i, t in enumerate(taints):
-            if _same(t, probe):
-                del taints[i]
-                return
-
-    conditions = status.get("conditions") or []
+    edit = _TaintEdit(user_taints, [dict(t) for t in current], now)
     if status:
-        ready = get_condition({"status": status}, C.COND_READY)
-        effects = [C.EFFECT_NO_SCHEDULE] + ([C.EFFECT_NO_EXECUTE] if cluster_failover else [])
-        both = (C.EFFECT_NO_SCHEDULE, C.EFFECT_NO_EXECUTE)
-        state = None if ready is None else ready.get("status")
-        if ready is None:
-            add(C.TAINT_NOT_READY, C.EFFECT_NO_SCHEDULE)
-        elif state in ("False", "Unknown"):
-            on, off = (C.TAINT_NOT_READY, C.TAINT_UNREACHABLE) if state == "False" else (C.TAINT_UNREACHABLE, C.TAINT_NOT_READY)
-            for effect in effects:
-                add(on, effect)
-            for effect in both:
-                remove(off, effect)
-            if not cluster_failover:
-                remove(on, C.EFFECT_NO_EXECUTE)
-        elif state == "True":
-            for key in _READY_KEYS:
-                for effect in both:
-                    remove(key, effect)
-    for policy in policies:
-        pspec = policy.get("spec") or {}
-        if pspec.get("targetClusters") is not None and not cluster_affinity_matches(pspec["targetClusters"], cluster_view):
-            continue
-        if _all_match(pspec.get("addOnConditions") or [], conditions):
-            for t in pspec.get("taints") or []:
-                add(t.get("key", ""), t.get("effect", ""), t.get("value") or "")
-        if _all_match(pspec.get("removeOnConditions") or [], conditions):
-            for t in pspec.get("taints") or []:
-                remove(t.get("key", ""), t.get("effect", ""), first_only=True)
+        _ready_taints(edit, status, cluster_failover)
+    _policy_taints(edit, policies, status.get("conditions") or [], cluster_view)
+    taints = edit.taints
     # a taint that was there before keeps its original object (timeAdded), whatever happened in between
     old = {(t.get("key"), t.get("effect"), t.get("value") or ""): t for t in current}
     result = [old.get((t.get("key"), t.get("effect"), t.get("value") or ""), t) for t in taints]
     return current if result == current else result
-
-
-def _taint_id(taint: dict) -> str:
-    return f"{taint.get('key')}:{taint.get('effect')}"
 
 
 def reconcile_cluster(key, cluster: dict, overlay: dict | None, policies: list[dict], now: str,
@@ -186,7 +198,7 @@ def reconcile_cluster(key, cluster: dict, overlay: dict | None, policies: list[d
     stamps = {}
     for t in user_taints:
         if t.get("effect") == C.EFFECT_NO_EXECUTE and not t.get("timeAdded"):
-            stamps[_taint_id(t)] = recorded.get(_taint_id(t)) or now
+            stamps[taint_id(t)] = recorded.get(taint_id(t)) or now
     if taints is current and stamps == recorded:
         return overlay
     new = deepcopy(overlay) if overlay is not None else new_overlay(key, cluster)
@@ -206,18 +218,6 @@ def reconcile_cluster(key, cluster: dict, overlay: dict | None, policies: list[d
     if overlay is None and set(new) <= {"apiVersion", "kind", "metadata"}:
         return None
     return new
-
-
-def effective_taints(cluster: dict, overlay: dict | None) -> list[dict]:
-    """Every taint of a Cluster (the user's, then the controller's) with ``timeAdded`` filled in for
-    user NoExecute taints from ``observed.taintsTimeAdded`` (used by the taint manager)."""
-    recorded = ((overlay or {}).get("observed") or {}).get("taintsTimeAdded") or {}
-    out = []
-    for t in (merged_view(cluster, overlay).get("spec") or {}).get("taints") or []:
-        if not t.get("timeAdded") and _taint_id(t) in recorded:
-            t = dict(t, timeAdded=recorded[_taint_id(t)])
-        out.append(t)
-    return out
 
 
 def step(loaded, out, now: str, ctx) -> bool:

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from karmactl.api import constants as C
 from karmactl.api.objects import deepcopy, seconds_between, set_condition
-from karmactl.controllers.templates import new_overlay
+from karmactl.api.templates import new_overlay
 
 STATE_KEY = "conditionDetection"
 REASON_READY = "ServiceDomainNameResolutionReady"

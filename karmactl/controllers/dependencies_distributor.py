@@ -49,8 +49,9 @@ from karmactl.api import constants as C
 from karmactl.api.kinds import group_of
 from karmactl.api.objects import bump_generation, deepcopy, permanent_id, set_condition
 from karmactl.api.selectors import label_selector_matches
-from karmactl.controllers.detector import DEPENDED_BY_LABEL_PREFIX, template_hash, template_inputs
-from karmactl.controllers.names import binding_name, fnv1a_32, safe_encode
+from karmactl.api.names import binding_name, fnv1a_32, safe_encode
+from karmactl.controllers.helper.binding import DEPENDED_BY_LABEL_PREFIX, claimed_by_policy, is_attached
+from karmactl.controllers.helper.template import template_hash, template_inputs
 
 DEPENDENCIES_ANNOTATION = "resourcebinding.karmada.io/dependencies"
 CONDITION = "DependenciesDistributed"
@@ -86,18 +87,6 @@ def _describe_ref(ref: dict) -> str:
     return f"{ref.get('kind')} {ns + '/' if ns else ''}{ref.get('name')}"
 
 
-def _claimed(binding: dict) -> bool:
-    """Whether a binding is the detector's (its template is claimed by a policy)."""
-    labels = (binding.get("metadata") or {}).get("labels") or {}
-    return bool(labels.get(C.PP_PERMANENT_ID_LABEL) or labels.get(C.CPP_PERMANENT_ID_LABEL))
-
-
-def is_attached(binding: dict) -> bool:
-    """An attached binding: made by this controller (depended-by labels, no policy claim)."""
-    labels = (binding.get("metadata") or {}).get("labels") or {}
-    return not _claimed(binding) and any(k.startswith(DEPENDED_BY_LABEL_PREFIX) for k in labels)
-
-
 def _independent(binding: dict) -> bool:
     spec = binding.get("spec") or {}
     return (binding.get("kind") == "ResourceBinding" and spec.get("propagateDeps") is True
@@ -125,28 +114,14 @@ def _with_record(binding: dict, deps: list | None, cond: tuple | None, now: str)
     meta = binding.get("metadata") or {}
     old_annotations = meta.get("annotations") or {}
     record = None if deps is None else json.dumps(deps or None, separators=(",", ":"))
-    current = next((c for c in (binding.get("status") or {}).get("conditions") or [] if c.get("type") == CONDITION), None)
-    if old_annotations.get(DEPENDENCIES_ANNOTATION) == record and (
-            (cond is None and current is None)
-            or (cond is not None and current is not None
-                and (current.get("status"), current.get("reason"), current.get("message")) == cond)):
+    if old_annotations.get(DEPENDENCIES_ANNOTATION) == record and _has_condition(binding, cond):
         return binding  # the usual pass: nothing to record
     annotations = dict(old_annotations)
     if deps is None:
         annotations.pop(DEPENDENCIES_ANNOTATION, None)
     else:  # Go marshals an empty (nil) dependency list as null
         annotations[DEPENDENCIES_ANNOTATION] = record
-    status = deepcopy(binding.get("status") or {})
-    holder = {"status": status}
-    if cond is not None:
-        set_condition(holder, CONDITION, cond[0], cond[1], cond[2], now)
-    else:
-        conds = [c for c in status.get("conditions") or [] if c.get("type") != CONDITION]
-        if conds:
-            status["conditions"] = conds
-        else:
-            status.pop("conditions", None)
-    status = holder["status"]
+    status = _status_with(binding, cond, now)
     if annotations == (meta.get("annotations") or {}) and status == (binding.get("status") or {}):
         return binding
     new_meta = dict(meta)
@@ -160,6 +135,31 @@ def _with_record(binding: dict, deps: list | None, cond: tuple | None, now: str)
     else:
         new.pop("status", None)
     return new
+
+
+def _has_condition(binding: dict, cond: tuple | None) -> bool:
+    """Whether the binding's ``DependenciesDistributed`` condition is ``cond`` (status, reason,
+    message), or absent when ``cond`` is None."""
+    current = next((c for c in (binding.get("status") or {}).get("conditions") or [] if c.get("type") == CONDITION), None)
+    return ((cond is None and current is None)
+            or (cond is not None and current is not None
+                and (current.get("status"), current.get("reason"), current.get("message")) == cond))
+
+
+def _status_with(binding: dict, cond: tuple | None, now: str) -> dict:
+    """A copy of the binding's status with the ``DependenciesDistributed`` condition set to ``cond``
+    (removed when None)."""
+    status = deepcopy(binding.get("status") or {})
+    holder = {"status": status}
+    if cond is not None:
+        set_condition(holder, CONDITION, cond[0], cond[1], cond[2], now)
+    else:
+        conds = [c for c in status.get("conditions") or [] if c.get("type") != CONDITION]
+        if conds:
+            status["conditions"] = conds
+        else:
+            status.pop("conditions", None)
+    return holder["status"]
 
 
 def _dependency_refs(deps: list) -> list:
@@ -192,96 +192,121 @@ def distribute(bindings: dict, templates: dict, view_of, get_dependencies, now: 
     wanted: dict = {}
     failed: set = set()  # (ns, name) of independent bindings whose dependencies could not be read
     for bkey in sorted(bindings):
-        binding = bindings[bkey]
-        meta = binding.get("metadata") or {}
-        has_record = DEPENDENCIES_ANNOTATION in (meta.get("annotations") or {})
-        if bkey[1] != "ResourceBinding":
-            continue
-        if not _independent(binding):
-            if has_record:
-                new = _with_record(binding, None, None, now)
-                if new is not binding:
-                    result.bindings[bkey] = new
-            continue
-        spec = binding.get("spec") or {}
-        if not spec.get("clusters") and not has_record:
-            continue  # not scheduled yet: nothing to follow (Karmada's create predicate)
-        ns, name = bkey[2], bkey[3]
-        ref = f"ResourceBinding {ns}/{name}"
-        tkey = _template_key(spec.get("resource") or {})
-        if tkey not in templates:
-            continue
-        try:
-            deps = list(get_dependencies(view_of(tkey)))
-        except Exception as exc:  # the interpreter's error is the user's to fix (GetDependenciesFailed)
-            failed.add((ns, name))
-            result.warnings.append(f"{ref}: dependencies not distributed: {exc}")
-            new = _with_record(binding, None, ("False", REASON_GET_FAILED, str(exc)), now)
-            if new is not binding:
-                result.bindings[bkey] = new
-            continue
-        missing = []
-        snapshot = {"namespace": ns, "name": name, "clusters": deepcopy(spec.get("clusters") or [])}
-        if not snapshot["clusters"]:
-            del snapshot["clusters"]
-        bid = (meta.get("labels") or {}).get(C.RB_PERMANENT_ID_LABEL) or ""
-        for dep in deps:
-            found = resolve(dep, templates, by_kind)
-            if dep.get("name") and not found:
-                missing.append(_describe_ref(dep))
-            for key in found:
-                dkey = ("work.karmada.io", "ResourceBinding", key[2], binding_name(key[3], key[1]))
-                if dkey == bkey:
-                    continue
-                entry = wanted.setdefault(dkey, {"template": key, "needed": {}})
-                entry["needed"][(ns, name)] = (snapshot, binding, bid)
-        if missing:
-            message = f"dependencies not found in the state directory: {', '.join(missing)}"
-            result.warnings.append(f"{ref}: {message}")
-            cond = ("False", REASON_NOT_FOUND, message)
-        elif deps:
-            cond = ("True", REASON_SUCCEED, MESSAGE_SUCCEED)
-        else:
-            cond = None  # nothing to distribute: no condition to report
-        new = _with_record(binding, _dependency_refs(deps), cond, now)
-        if new is not binding:
-            result.bindings[bkey] = new
+        if bkey[1] == "ResourceBinding":
+            _follow_dependencies(bkey, bindings[bkey], templates, by_kind, view_of, get_dependencies, now,
+                                 result, wanted, failed)
 
     keys = set(wanted)
     keys.update(k for k, b in bindings.items()
                 if k[1] == "ResourceBinding" and (is_attached(b) or (b.get("spec") or {}).get("requiredBy")))
     for dkey in sorted(keys):
         old = result.bindings.get(dkey, bindings.get(dkey))
-        entry = wanted.get(dkey) or {"template": None, "needed": {}}
-        needed = dict(entry["needed"])
-        # snapshots of bindings whose dependencies could not be read this pass stay as they were
-        for snap in ((old or {}).get("spec") or {}).get("requiredBy") or []:
-            who = (snap.get("namespace") or "", snap.get("name"))
-            if who in failed and who not in needed:
-                depender = bindings.get(("work.karmada.io", "ResourceBinding", who[0], who[1])) or {}
-                bid = ((depender.get("metadata") or {}).get("labels") or {}).get(C.RB_PERMANENT_ID_LABEL) or ""
-                needed[who] = (snap, depender, bid)
-        template = entry["template"]
-        if template is None and old is not None:
-            template = _template_key((old.get("spec") or {}).get("resource") or {})
-            template = template if template in templates else None
-        if old is not None and _claimed(old):
-            new = _merge_into_claimed(old, needed)
-        elif not needed or template is None:
-            new = None  # no workload needs it any more (or the dependency is gone)
-            if old is not None:
-                result.events.append(f"attached ResourceBinding {dkey[2]}/{dkey[3]} removed: no workload requires it")
-        else:
-            new, conflicts = _attached_binding(dkey, view_of(template), templates[template], old, needed, now)
-            if conflicts:
-                result.warnings.append(f"ResourceBinding {dkey[2]}/{dkey[3]}: DependencyPolicyConflict: Dependency "
-                                       f"policy conflict detected: {'; '.join(conflicts)}.")
-            if old is None:
-                result.events.append(f"attached ResourceBinding {dkey[2]}/{dkey[3]} created for "
-                                     + ", ".join(f"{n[0]}/{n[1]}" for n in sorted(needed)))
+        new = _dependency_binding(dkey, old, wanted.get(dkey) or {"template": None, "needed": {}}, bindings,
+                                  templates, view_of, failed, now, result)
         if new is not old:
             result.bindings[dkey] = new
     return result
+
+
+def _follow_dependencies(bkey, binding: dict, templates: dict, by_kind: dict, view_of, get_dependencies, now: str,
+                         result: DistributorResult, wanted: dict, failed: set) -> None:
+    """The first half of :func:`distribute` for one ResourceBinding: its dependencies read through
+    the interpreter, recorded on it (annotation and condition, into ``result.bindings``) and added
+    to ``wanted`` (dependency binding key -> the bindings that need it); ``failed`` gets
+    ``(namespace, name)`` when they could not be read."""
+    meta = binding.get("metadata") or {}
+    has_record = DEPENDENCIES_ANNOTATION in (meta.get("annotations") or {})
+    if not _independent(binding):
+        if has_record:
+            new = _with_record(binding, None, None, now)
+            if new is not binding:
+                result.bindings[bkey] = new
+        return
+    spec = binding.get("spec") or {}
+    if not spec.get("clusters") and not has_record:
+        return  # not scheduled yet: nothing to follow (Karmada's create predicate)
+    ns, name = bkey[2], bkey[3]
+    ref = f"ResourceBinding {ns}/{name}"
+    tkey = _template_key(spec.get("resource") or {})
+    if tkey not in templates:
+        return
+    try:
+        deps = list(get_dependencies(view_of(tkey)))
+    except Exception as exc:  # the interpreter's error is the user's to fix (GetDependenciesFailed)
+        failed.add((ns, name))
+        result.warnings.append(f"{ref}: dependencies not distributed: {exc}")
+        new = _with_record(binding, None, ("False", REASON_GET_FAILED, str(exc)), now)
+        if new is not binding:
+            result.bindings[bkey] = new
+        return
+    missing = _want_dependencies(bkey, binding, deps, templates, by_kind, wanted)
+    if missing:
+        message = f"dependencies not found in the state directory: {', '.join(missing)}"
+        result.warnings.append(f"{ref}: {message}")
+        cond = ("False", REASON_NOT_FOUND, message)
+    elif deps:
+        cond = ("True", REASON_SUCCEED, MESSAGE_SUCCEED)
+    else:
+        cond = None  # nothing to distribute: no condition to report
+    new = _with_record(binding, _dependency_refs(deps), cond, now)
+    if new is not binding:
+        result.bindings[bkey] = new
+
+
+def _want_dependencies(bkey, binding: dict, deps: list, templates: dict, by_kind: dict, wanted: dict) -> list:
+    """Adds ``binding`` (as a ``requiredBy`` snapshot) to the ``wanted`` entry of every dependency it
+    resolves to; returns the descriptions of named dependencies that do not exist."""
+    ns, name = bkey[2], bkey[3]
+    spec = binding.get("spec") or {}
+    missing = []
+    snapshot = {"namespace": ns, "name": name, "clusters": deepcopy(spec.get("clusters") or [])}
+    if not snapshot["clusters"]:
+        del snapshot["clusters"]
+    bid = ((binding.get("metadata") or {}).get("labels") or {}).get(C.RB_PERMANENT_ID_LABEL) or ""
+    for dep in deps:
+        found = resolve(dep, templates, by_kind)
+        if dep.get("name") and not found:
+            missing.append(_describe_ref(dep))
+        for key in found:
+            dkey = ("work.karmada.io", "ResourceBinding", key[2], binding_name(key[3], key[1]))
+            if dkey == bkey:
+                continue
+            entry = wanted.setdefault(dkey, {"template": key, "needed": {}})
+            entry["needed"][(ns, name)] = (snapshot, binding, bid)
+    return missing
+
+
+def _dependency_binding(dkey, old: dict | None, entry: dict, bindings: dict, templates: dict, view_of, failed: set,
+                        now: str, result: DistributorResult) -> dict | None:
+    """The second half of :func:`distribute` for one dependency binding: a binding claimed by its
+    own policy gets ``requiredBy`` merged, an attached one is created, updated or deleted (None).
+    Warnings and events go to ``result``."""
+    needed = dict(entry["needed"])
+    # snapshots of bindings whose dependencies could not be read this pass stay as they were
+    for snap in ((old or {}).get("spec") or {}).get("requiredBy") or []:
+        who = (snap.get("namespace") or "", snap.get("name"))
+        if who in failed and who not in needed:
+            depender = bindings.get(("work.karmada.io", "ResourceBinding", who[0], who[1])) or {}
+            bid = ((depender.get("metadata") or {}).get("labels") or {}).get(C.RB_PERMANENT_ID_LABEL) or ""
+            needed[who] = (snap, depender, bid)
+    template = entry["template"]
+    if template is None and old is not None:
+        template = _template_key((old.get("spec") or {}).get("resource") or {})
+        template = template if template in templates else None
+    if old is not None and claimed_by_policy(old):
+        return _merge_into_claimed(old, needed)
+    if not needed or template is None:
+        if old is not None:  # no workload needs it any more (or the dependency is gone)
+            result.events.append(f"attached ResourceBinding {dkey[2]}/{dkey[3]} removed: no workload requires it")
+        return None
+    new, conflicts = _attached_binding(dkey, view_of(template), templates[template], old, needed, now)
+    if conflicts:
+        result.warnings.append(f"ResourceBinding {dkey[2]}/{dkey[3]}: DependencyPolicyConflict: Dependency "
+                               f"policy conflict detected: {'; '.join(conflicts)}.")
+    if old is None:
+        result.events.append(f"attached ResourceBinding {dkey[2]}/{dkey[3]} created for "
+                             + ", ".join(f"{n[0]}/{n[1]}" for n in sorted(needed)))
+    return new
 
 
 def _required_by(needed: dict) -> list:
@@ -404,5 +429,5 @@ def step(loaded, out, now: str, ctx) -> bool:
     return changed
 
 
-__all__ = ["DEPENDED_BY_LABEL_PREFIX", "DEPENDENCIES_ANNOTATION", "DistributorResult", "depended_by_label",
-           "distribute", "is_attached", "resolve", "step"]
+__all__ = ["DEPENDENCIES_ANNOTATION", "DistributorResult", "depended_by_label",
+           "distribute", "resolve", "step"]

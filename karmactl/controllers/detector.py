@@ -26,47 +26,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from karmactl.api import constants as C
-from karmactl.api.objects import bump_generation, content_hash, permanent_id
-from karmactl.api.regex import compile_user_regex
+from karmactl.api.objects import bump_generation, permanent_id
 from karmactl.api.selectors import policy_priority
-from karmactl.controllers.names import binding_name
+from karmactl.api.names import binding_name
+from karmactl.controllers.helper.binding import DEPENDED_BY_LABEL_PREFIX, SCHEDULER_OWNED, is_attached
+from karmactl.controllers.helper.template import DetectorConfig, template_hash, template_inputs
 from karmactl.interpreter._common import InterpreterError
-
-DEPENDED_BY_LABEL_PREFIX = "resourcebinding.karmada.io/depended-by-"
-
-# Groups the detector never treats as templates (§2.1).
-SKIPPED_GROUPS = frozenset({
-    "cluster.karmada.io", "policy.karmada.io", "work.karmada.io", "config.karmada.io",
-    "networking.karmada.io", "autoscaling.karmada.io", "remedy.karmada.io", "apps.karmada.io",
-    "events.k8s.io", "coordination.k8s.io", "search.karmada.io",
-})
-
-
-@dataclass
-class DetectorConfig:
-    """Detector settings (controller-manager flags).
-
-    Attributes:
-        skipped_namespaces: anchored regexes of namespaces to ignore (``--skipped-propagating-namespaces``),
-            compiled with RE2 (Go's ``regexp``, linear time: :mod:`karmactl.api.regex`).
-        preemption: the feature gate ``PropagationPolicyPreemption`` (``--feature-gates``).
-    """
-
-    skipped_namespaces: tuple[str, ...] = C.DEFAULT_SKIPPED_NAMESPACE_PATTERNS
-    preemption: bool = False
-
-    def __post_init__(self):
-        # raises RegexError (a ValueError) for a pattern RE2 refuses; Settings.from_snapshot checks
-        # them first, naming the ConfigMap's field
-        self._re = [compile_user_regex(p, "skippedPropagatingNamespaces", anchored=True)
-                    for p in self.skipped_namespaces]
-
-    def namespace_skipped(self, namespace: str) -> bool:
-        if not namespace:
-            return False
-        if namespace in C.RESERVED_NAMESPACES or namespace.startswith(C.EXECUTION_SPACE_PREFIX):
-            return True
-        return any(r.match(namespace) for r in self._re)
 
 
 @dataclass
@@ -85,19 +50,6 @@ class DetectorResult:
     claims: dict = field(default_factory=dict)
     waiting: list = field(default_factory=list)
     preempted: list = field(default_factory=list)
-
-
-def is_template(key, obj: dict, config: DetectorConfig) -> bool:
-    """Whether a user object is a resource template the detector handles (§2.1)."""
-    group, kind, ns, name = key
-    if group in SKIPPED_GROUPS or (group == "" and kind == "Event"):
-        return False
-    if config.namespace_skipped(ns):
-        return False
-    if kind == "ConfigMap" and ns == "kube-system" and name == "extension-apiserver-authentication":
-        return False
-    labels = (obj.get("metadata") or {}).get("labels") or {}
-    return C.CLAIMED_BY_LABEL not in labels
 
 
 class PolicyIndex:
@@ -201,12 +153,6 @@ def claim_metadata(policy: dict) -> dict:
                             C.PP_NAME_ANNOTATION: policy["metadata"]["name"]}}
 
 
-def template_hash(obj: dict) -> str:
-    """A short content hash of a template without status: karmactl's resourceVersion for templates."""
-    body = {k: v for k, v in obj.items() if k != "status"}
-    return content_hash(body)
-
-
 def _claimed_policy(claim: dict, pps: dict, cpps: dict) -> dict | None:
     labels = claim.get("labels") or {}
     ann = claim.get("annotations") or {}
@@ -249,77 +195,102 @@ def reconcile(templates: dict, views: dict, claims: dict, pps: list[dict], cpps:
     pp_by_key = {(p["metadata"]["namespace"], p["metadata"]["name"]): p for p in pps}
     cpp_by_name = {p["metadata"]["name"]: p for p in cpps}
     memo = memo if memo is not None else {}
-    cached = memo.get("policy_index")
-    if cached is not None and cached[0] is pps and cached[1] is cpps:
-        pp_index, cpp_index = cached[2], cached[3]
-    else:
-        pp_by_ns: dict[str, list[dict]] = {}
-        for p in pps:
-            pp_by_ns.setdefault(p["metadata"]["namespace"], []).append(p)
-        pp_index = {ns: PolicyIndex(ps) for ns, ps in pp_by_ns.items()}
-        cpp_index = PolicyIndex(cpps)
-        memo["policy_index"] = (pps, cpps, pp_index, cpp_index)
+    pp_index, cpp_index = _policy_indexes(pps, cpps, memo)
     hashes = memo.setdefault("template_hash", {})
-
-    def version_of(obj: dict) -> str:
-        hit = hashes.get(id(obj))
-        if hit is None or hit[0] is not obj:
-            hit = hashes[id(obj)] = (obj, template_hash(obj))
-        return hit[1]
     wanted: set = set()
     for key in sorted(templates):
         obj = templates[key]
         _group, kind, ns, name = key
+        bkey = ("work.karmada.io", "ResourceBinding" if ns else "ClusterResourceBinding", ns, binding_name(name, kind))
         if claimed_elsewhere and key in claimed_elsewhere:
             result.claims[key] = claimed_elsewhere[key]
-            # its binding is the claiming controller's
-            wanted.add(("work.karmada.io", "ResourceBinding" if ns else "ClusterResourceBinding", ns,
-                        binding_name(name, kind)))
+            wanted.add(bkey)  # its binding is the claiming controller's
             continue
-        policy = _claimed_policy(claims.get(key) or {}, pp_by_key, cpp_by_name)
-        if policy is not None and policy_priority(policy, obj) == 0:
-            policy = None  # the claimed policy no longer selects the template: release the claim (§2.6a)
-        if policy is not None and config.preemption:
-            taker = preempting_policy(policy, obj, pp_index[ns].candidates(obj) if ns and ns in pp_index else [],
-                                      cpp_index.candidates(obj))
-            if taker is not None:
-                result.preempted.append((key, taker, policy))
-                policy = taker
-        if policy is None and ns and ns in pp_index:
-            policy = best_policy(pp_index[ns].candidates(obj), obj)
-        if policy is None:
-            policy = best_policy(cpp_index.candidates(obj), obj)
-        bkey = ("work.karmada.io", "ResourceBinding" if ns else "ClusterResourceBinding", ns, binding_name(name, kind))
+        policy = _choose_policy(key, obj, claims.get(key) or {}, pp_by_key, cpp_by_name, pp_index, cpp_index,
+                                config, result)
         if policy is None:
             result.claims[key] = {}
             continue
         result.claims[key] = claim_metadata(policy)
-        wanted.add(bkey)
-        missing = _missing_dependent_overrides(policy, override_names)
-        old = bindings.get(bkey)
-        if missing:
-            result.waiting.append(f"{kind} {ns + '/' if ns else ''}{name}: waiting for dependent overrides {', '.join(missing)}")
-            result.bindings[bkey] = old  # keep whatever exists until the overrides appear
-            if old is None:
-                wanted.discard(bkey)
-            continue
-        view = views[key]
-        if (old is not None and (policy.get("spec") or {}).get("activationPreference") == "Lazy"
-                and ((old.get("spec") or {}).get("resource") or {}).get("resourceVersion") == version_of(obj)
-                and _claim_of_binding(old) == result.claims[key]):
-            result.bindings[bkey] = old  # Lazy: policy changes wait for a change of the template itself
-            continue
-        try:
-            result.bindings[bkey] = build_binding(bkey, view, obj, policy, old, now, interpret_replica, version_of(obj))
-        except InterpreterError as exc:  # Karmada's detector retries: the binding stays as it was
-            result.waiting.append(f"{kind} {ns + '/' if ns else ''}{name}: cannot interpret replicas: {exc}")
-            result.bindings[bkey] = old
-            if old is None:
-                wanted.discard(bkey)
+        if _bind_template(key, bkey, obj, views[key], policy, bindings.get(bkey), override_names, now,
+                          interpret_replica, hashes, result):
+            wanted.add(bkey)
     for bkey in bindings:
         if bkey not in wanted and _owned_by_detector(bindings[bkey]):
             result.bindings[bkey] = None
     return result
+
+
+def _policy_indexes(pps: list[dict], cpps: list[dict], memo: dict) -> tuple[dict, PolicyIndex]:
+    """``({namespace: PolicyIndex of its PropagationPolicies}, PolicyIndex of the
+    ClusterPropagationPolicies)``, kept in ``memo`` while the policy lists are the same objects."""
+    cached = memo.get("policy_index")
+    if cached is not None and cached[0] is pps and cached[1] is cpps:
+        return cached[2], cached[3]
+    pp_by_ns: dict[str, list[dict]] = {}
+    for p in pps:
+        pp_by_ns.setdefault(p["metadata"]["namespace"], []).append(p)
+    pp_index = {ns: PolicyIndex(ps) for ns, ps in pp_by_ns.items()}
+    cpp_index = PolicyIndex(cpps)
+    memo["policy_index"] = (pps, cpps, pp_index, cpp_index)
+    return pp_index, cpp_index
+
+
+def _template_version(hashes: dict, obj: dict) -> str:
+    """:func:`template_hash` of ``obj``, kept in ``hashes`` by object identity."""
+    hit = hashes.get(id(obj))
+    if hit is None or hit[0] is not obj:
+        hit = hashes[id(obj)] = (obj, template_hash(obj))
+    return hit[1]
+
+
+def _choose_policy(key, obj: dict, claim: dict, pp_by_key: dict, cpp_by_name: dict, pp_index: dict,
+                   cpp_index: PolicyIndex, config: DetectorConfig, result: DetectorResult) -> dict | None:
+    """The policy that claims the template in this pass: its current claim while that policy still
+    selects it (unless a higher-priority policy preempts it, recorded in ``result.preempted``), else
+    the best PropagationPolicy of its namespace, else the best ClusterPropagationPolicy, else None."""
+    ns = key[2]
+    policy = _claimed_policy(claim, pp_by_key, cpp_by_name)
+    if policy is not None and policy_priority(policy, obj) == 0:
+        policy = None  # the claimed policy no longer selects the template: release the claim (§2.6a)
+    if policy is not None and config.preemption:
+        taker = preempting_policy(policy, obj, pp_index[ns].candidates(obj) if ns and ns in pp_index else [],
+                                  cpp_index.candidates(obj))
+        if taker is not None:
+            result.preempted.append((key, taker, policy))
+            policy = taker
+    if policy is None and ns and ns in pp_index:
+        policy = best_policy(pp_index[ns].candidates(obj), obj)
+    if policy is None:
+        policy = best_policy(cpp_index.candidates(obj), obj)
+    return policy
+
+
+def _bind_template(key, bkey, obj: dict, view: dict, policy: dict, old: dict | None, override_names: set, now: str,
+                   interpret_replica, hashes: dict, result: DetectorResult) -> bool:
+    """The binding of a template claimed by ``policy`` into ``result.bindings`` (``old`` kept while
+    dependent overrides are missing, the replicas cannot be interpreted, or a Lazy policy waits for
+    the template to change). Returns whether the binding is wanted (False only when none exists
+    and none could be built)."""
+    _group, kind, ns, name = key
+    missing = _missing_dependent_overrides(policy, override_names)
+    if missing:
+        result.waiting.append(f"{kind} {ns + '/' if ns else ''}{name}: waiting for dependent overrides {', '.join(missing)}")
+        result.bindings[bkey] = old  # keep whatever exists until the overrides appear
+        return old is not None
+    if (old is not None and (policy.get("spec") or {}).get("activationPreference") == "Lazy"
+            and ((old.get("spec") or {}).get("resource") or {}).get("resourceVersion") == _template_version(hashes, obj)
+            and _claim_of_binding(old) == result.claims[key]):
+        result.bindings[bkey] = old  # Lazy: policy changes wait for a change of the template itself
+        return True
+    try:
+        result.bindings[bkey] = build_binding(bkey, view, obj, policy, old, now, interpret_replica,
+                                              _template_version(hashes, obj))
+    except InterpreterError as exc:  # Karmada's detector retries: the binding stays as it was
+        result.waiting.append(f"{kind} {ns + '/' if ns else ''}{name}: cannot interpret replicas: {exc}")
+        result.bindings[bkey] = old
+        return old is not None
+    return True
 
 
 def _claim_of_binding(binding: dict) -> dict:
@@ -333,8 +304,6 @@ def _claim_of_binding(binding: dict) -> dict:
 def _owned_by_detector(binding: dict) -> bool:
     """Bindings made by other controllers (``binding.karmada.io/managed-by``, and the attached
     bindings of the dependencies distributor) are left alone."""
-    from karmactl.controllers.dependencies_distributor import is_attached
-
     return ("binding.karmada.io/managed-by" not in ((binding.get("metadata") or {}).get("labels") or {})
             and not is_attached(binding))
 
@@ -349,9 +318,6 @@ def _missing_dependent_overrides(policy: dict, override_names: set) -> list[str]
 
 _POLICY_FIELDS = ("propagateDeps", "schedulerName", "placement", "failover", "conflictResolution",
                   "preserveResourcesOnDeletion", "schedulePriority")
-# Spec fields other controllers own: never rebuilt from the policy (activeEvictionHistory is the
-# application failover design document's, written by that controller).
-_SCHEDULER_OWNED = ("clusters", "gracefulEvictionTasks", "requiredBy", "rescheduleTriggeredAt", "activeEvictionHistory")
 
 
 def build_binding(bkey, view: dict, obj: dict, policy: dict, old: dict | None, now: str, interpret_replica,
@@ -364,12 +330,24 @@ def build_binding(bkey, view: dict, obj: dict, policy: dict, old: dict | None, n
     applied placement written by the scheduler) and its creationTimestamp; ``metadata.generation``
     is bumped when the spec changed.
     """
+    pspec = policy.get("spec") or {}
+    metadata = _binding_metadata(bkey, view, claim_metadata(policy), (old or {}).get("metadata") or {}, now)
+    spec = _binding_spec(view, obj, pspec, (old or {}).get("spec") or {}, interpret_replica, version)
+    binding = {"apiVersion": C.WORK_API_V2, "kind": bkey[1], "metadata": metadata, "spec": spec}
+    if old is not None and old.get("status") is not None:
+        binding["status"] = old["status"]
+    bump_generation(old, binding)
+    if old is not None and binding == old:
+        return old
+    return binding
+
+
+def _binding_metadata(bkey, view: dict, claim: dict, old_meta: dict, now: str) -> dict:
+    """The binding's metadata: the policy's claim, the depended-by labels and other annotations it
+    had, its permanent id, the template as owner, the finalizer, creation time and generation."""
     _g, bkind, ns, bname = bkey
     vm = view["metadata"]
-    pspec = policy.get("spec") or {}
-    claim = claim_metadata(policy)
     id_label = C.RB_PERMANENT_ID_LABEL if bkind == "ResourceBinding" else C.CRB_PERMANENT_ID_LABEL
-    old_meta = (old or {}).get("metadata") or {}
     labels = dict(claim["labels"])
     # the dependencies distributor's depended-by labels stay (Karmada merges labels on update)
     labels.update((k, v) for k, v in (old_meta.get("labels") or {}).items() if k.startswith(DEPENDED_BY_LABEL_PREFIX))
@@ -389,7 +367,13 @@ def build_binding(bkey, view: dict, obj: dict, policy: dict, old: dict | None, n
     metadata["finalizers"] = [C.BINDING_CONTROLLER_FINALIZER if bkind == "ResourceBinding" else C.CRB_CONTROLLER_FINALIZER]
     metadata["creationTimestamp"] = old_meta.get("creationTimestamp") or now
     metadata["generation"] = old_meta.get("generation") or 1
+    return metadata
 
+
+def _binding_spec(view: dict, obj: dict, pspec: dict, old_spec: dict, interpret_replica, version: str | None) -> dict:
+    """The binding's spec: the template reference, the interpreted replicas, the policy's fields,
+    the dispatching suspension, and the fields other controllers own kept from ``old_spec``."""
+    vm = view["metadata"]
     resource = {"apiVersion": view["apiVersion"], "kind": view["kind"]}
     if vm.get("namespace"):
         resource["namespace"] = vm["namespace"]
@@ -411,82 +395,19 @@ def build_binding(bkey, view: dict, obj: dict, policy: dict, old: dict | None, n
     spec.setdefault("placement", {})
     spec.setdefault("schedulerName", C.DEFAULT_SCHEDULER_NAME)
     spec.setdefault("conflictResolution", "Abort")
-    old_spec = (old or {}).get("spec") or {}
     suspension = {k: v for k, v in (pspec.get("suspension") or {}).items()
                   if k in ("dispatching", "dispatchingOnClusters") and v not in (None, False, {})}
     if (old_spec.get("suspension") or {}).get("scheduling"):
         suspension["scheduling"] = True
     if suspension:
         spec["suspension"] = suspension
-    for fname in _SCHEDULER_OWNED:
+    for fname in SCHEDULER_OWNED:
         if old_spec.get(fname) is not None:
             spec[fname] = old_spec[fname]
-    binding = {"apiVersion": C.WORK_API_V2, "kind": bkind, "metadata": metadata, "spec": spec}
-    if old is not None and old.get("status") is not None:
-        binding["status"] = old["status"]
-    bump_generation(old, binding)
-    if old is not None and binding == old:
-        return old
-    return binding
+    return spec
 
 
 # --------------------------------------------------------------------------- the pipeline step
-
-
-@dataclass
-class TemplateInputs:
-    """What the detector and the binding controller read from the loaded snapshot, built once
-    per computation (kept in ``ctx.memo["templates"]``).
-
-    Attributes:
-        config: the detector settings.
-        templates: template key -> user object (:func:`is_template`).
-        hashes: template key -> ``spec_hash`` of the user object.
-        pps / cpps: (Cluster)PropagationPolicies that are not being deleted.
-        override_names: ``{(kind, namespace, name)}`` of Override/ClusterOverridePolicies.
-        views: template key -> (overlay, view) cache of :func:`template_view` by overlay identity.
-        claimed_elsewhere: Service key -> the claim of its MultiClusterService
-            (``multicluster_service.service_claims``).
-    """
-
-    config: DetectorConfig
-    templates: dict
-    hashes: dict
-    pps: list
-    cpps: list
-    override_names: set
-    views: dict = field(default_factory=dict)
-    claimed_elsewhere: dict = field(default_factory=dict)
-    replica_memo: dict = field(default_factory=dict)
-    detector_memo: dict = field(default_factory=dict)
-
-    def view(self, out, key) -> dict:
-        """The template as Karmada sees it in ``out`` (uid, generation and claim from its overlay)."""
-        from karmactl.controllers.templates import template_view
-
-        overlay = out.overlays.get(key)
-        cached = self.views.get(key)
-        if cached is not None and cached[0] is overlay:
-            return cached[1]
-        v = template_view(self.templates[key], overlay)
-        self.views[key] = (overlay, v)
-        return v
-
-    def interpret_replica(self, view: dict, interpreter):
-        """The interpreter's replica answer, once per template spec: it reads only apiVersion,
-        kind and spec, and every view of a template shares the template's ``spec`` object."""
-        spec = view.get("spec")
-        gvk = (view.get("apiVersion"), view.get("kind"))
-        hit = self.replica_memo.get(id(spec))
-        if hit is None or hit[0] is not spec or hit[1] != gvk:
-            try:
-                hit = (spec, gvk, interpreter.interpret_replica(view))
-            except InterpreterError as exc:  # a failing script fails once per computation, not per pass
-                hit = (spec, gvk, exc)
-            self.replica_memo[id(spec)] = hit
-        if isinstance(hit[2], InterpreterError):
-            raise hit[2]
-        return hit[2]
 
 
 def _policy_ref(policy: dict) -> str:
@@ -494,33 +415,11 @@ def _policy_ref(policy: dict) -> str:
     return f"{policy['kind']} {md['namespace'] + '/' if md.get('namespace') else ''}{md['name']}"
 
 
-def template_inputs(loaded, ctx) -> TemplateInputs:
-    """The :class:`TemplateInputs` of this computation (built on first use)."""
-    from karmactl.controllers.multicluster_service import service_claims
-    from karmactl.controllers.templates import spec_hash
-
-    inputs = ctx.memo.get("templates")
-    if inputs is None:
-        config = DetectorConfig(skipped_namespaces=ctx.settings.skipped_namespaces,
-                                preemption=ctx.settings.policy_preemption)
-        templates = {k: v for k, v in loaded.user.items() if is_template(k, v, config)}
-        live = lambda kind: [p for p in loaded.of_kind("policy.karmada.io", kind)  # noqa: E731
-                             if not p["metadata"].get("deletionTimestamp")]
-        inputs = TemplateInputs(
-            config=config, templates=templates, hashes={k: spec_hash(o) for k, o in templates.items()},
-            pps=live("PropagationPolicy"), cpps=live("ClusterPropagationPolicy"),
-            override_names={(k[1], k[2], k[3]) for k in loaded.user if k[0] == "policy.karmada.io"
-                            and k[1] in ("OverridePolicy", "ClusterOverridePolicy")},
-            claimed_elsewhere=service_claims(loaded))
-        ctx.memo["templates"] = inputs
-    return inputs
-
-
 def step(loaded, out, now: str, ctx) -> bool:
     """Pipeline step ``detector``: template bookkeeping (uid, generation, creation time), policy
     claims on templates, and the desired ResourceBindings / ClusterResourceBindings
     (``pkg/detector/detector.go``)."""
-    from karmactl.controllers.templates import refresh_overlay
+    from karmactl.api.templates import refresh_overlay
     from karmactl.interpreter import Interpreter
 
     interpreter = Interpreter.of(ctx)

@@ -44,9 +44,9 @@ from karmactl.api import constants as C
 from karmactl.api.objects import bump_generation, deepcopy, get_condition, permanent_id, set_condition
 from karmactl.api.quantity import (BINARY_SI, DECIMAL_SI, QuantityError, canonical_quantity, canonical_string,
                                    parse_quantity, quantity_format)
-from karmactl.controllers.binding import delete_work, work_records
-from karmactl.controllers.names import cluster_of_execution_namespace, execution_namespace, work_name
-from karmactl.controllers.templates import new_overlay
+from karmactl.api.names import cluster_of_execution_namespace, execution_namespace, work_name
+from karmactl.api.templates import new_overlay
+from karmactl.controllers.helper.work import delete_work, work_records
 
 FRQ_GROUP, FRQ_KIND = "policy.karmada.io", "FederatedResourceQuota"
 NAMESPACE_LABEL = "federatedresourcequota.karmada.io/namespace"

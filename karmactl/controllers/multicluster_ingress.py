@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from karmactl.api import constants as C
 from karmactl.api.objects import deepcopy
-from karmactl.controllers.cluster_status import effective_status
-from karmactl.controllers.names import binding_name
-from karmactl.controllers.templates import new_overlay
+from karmactl.api.names import binding_name
+from karmactl.api.templates import new_overlay
+from karmactl.controllers.helper.cluster import effective_status
 
 MCI_GROUP, MCI_KIND = "networking.karmada.io", "MultiClusterIngress"
 COMPUTED_FIELDS = ("serviceLocations", "trafficBlockClusters")

@@ -48,7 +48,7 @@ before execution)
     "EndpointSlice are dispatched successfully" while an MCS has a collected Work (removed when none
     is left, where Karmada leaves the last one it set).
 
-Karmada's Events of these controllers are derived after the run (``karmactl/controllers/events.py``:
+Karmada's Events of these controllers are derived after the run (``karmactl/pipeline/events.py``:
 SyncServiceSucceed/Failed, DispatchEndpointSliceSucceed); the warnings Karmada records as Events
 (ClusterNotFound, a cluster not ready, APIIncompatible) are run warnings. Deviations: no
 finalizers on the MCS (removing its file is its deletion, cleaned up in the same run); when the
@@ -59,16 +59,13 @@ from __future__ import annotations
 
 from karmactl.api import constants as C
 from karmactl.api.objects import bump_generation, deepcopy, get_condition, permanent_id, set_condition
-from karmactl.controllers.binding import delete_work, work_records
-from karmactl.controllers.names import (binding_name, cluster_of_execution_namespace, execution_namespace,
-                                        work_name)
+from karmactl.api.names import binding_name, cluster_of_execution_namespace, execution_namespace, work_name
+from karmactl.controllers.helper.binding import SCHEDULER_OWNED
+from karmactl.controllers.helper.cluster import clusters_of, stamp_creation
+from karmactl.controllers.helper.mcs import GROUP, KIND, NAME_LABEL, NAMESPACE_LABEL, PERMANENT_ID_LABEL, live_mcs, mcs_id
+from karmactl.controllers.helper.template import template_hash
+from karmactl.controllers.helper.work import delete_work, work_records
 
-GROUP, KIND = "networking.karmada.io", "MultiClusterService"
-CROSS_CLUSTER = "CrossCluster"
-PERMANENT_ID_LABEL = "multiclusterservice.karmada.io/permanent-id"
-# the same keys serve as labels on Works and as annotations on the Service and its binding
-NAME_LABEL = "multiclusterservice.karmada.io/name"
-NAMESPACE_LABEL = "multiclusterservice.karmada.io/namespace"
 BINDING_MANAGED_BY_LABEL = "binding.karmada.io/managed-by"
 EPS_WORK_MANAGED_BY_LABEL = "endpointslice.karmada.io/managed-by"
 PROVISION_CLUSTER_ANNOTATION = "endpointslice.karmada.io/provision-cluster"
@@ -87,42 +84,11 @@ EPS_DISPATCHED = ("True", "EndpointSliceDispatchedSucceed", "EndpointSlice are d
 # --------------------------------------------------------------------------- reading MCSs
 
 
-def is_cross_cluster(mcs: dict) -> bool:
-    """``helper.MultiClusterServiceCrossClusterEnabled``: ``spec.types`` contains CrossCluster."""
-    return CROSS_CLUSTER in ((mcs.get("spec") or {}).get("types") or [])
-
-
-def mcs_id(mcs: dict) -> str:
-    """The MCS's permanent id (label set when loading, as Karmada's mutating webhook does)."""
-    md = mcs.get("metadata") or {}
-    return (md.get("labels") or {}).get(PERMANENT_ID_LABEL) or permanent_id(KIND, md.get("namespace") or "",
-                                                                             md.get("name") or "")
-
-
 def cluster_set(mcs: dict, field: str, all_clusters) -> set[str]:
     """``helper.GetProviderClusters`` / ``GetConsumerClusters``: the names of ``spec.<field>``
     (``providerClusters`` or ``consumerClusters``), or every Cluster name when it is empty."""
     names = {s.get("name") for s in (mcs.get("spec") or {}).get(field) or [] if isinstance(s, dict) and s.get("name")}
     return names or set(all_clusters)
-
-
-def live_mcs(snap) -> dict:
-    """``{(namespace, name): MCS}`` of the CrossCluster MultiClusterServices of ``snap``."""
-    return {(k[2], k[3]): snap.user[k] for k in snap.keys_of_kind(GROUP, KIND) if is_cross_cluster(snap.user[k])}
-
-
-def service_claims(snap) -> dict:
-    """``{Service key: {"labels": ..., "annotations": ...}}``: the claim each CrossCluster MCS puts on
-    the Service of its name (``claimMultiClusterServiceForService``); the detector keeps those
-    Services away from policies (``pkg/detector/detector.go``: a template with
-    ``resourcetemplate.karmada.io/claimed-by`` is not propagated by a policy)."""
-    out = {}
-    for (ns, name), mcs in live_mcs(snap).items():
-        key = ("", "Service", ns, name)
-        if key in snap.user:
-            out[key] = {"labels": {C.CLAIMED_BY_LABEL: KIND, PERMANENT_ID_LABEL: mcs_id(mcs)},
-                        "annotations": {NAME_LABEL: name, NAMESPACE_LABEL: ns}}
-    return out
 
 
 def _cluster_problem(cluster: dict | None, name: str, role: str, what: str) -> str | None:
@@ -248,7 +214,6 @@ def service_binding(view: dict, template: dict, mcs: dict, clusters: list[str], 
         old: the existing binding or None.
         now: the run's clock (creationTimestamp of a new binding).
     """
-    from karmactl.controllers.detector import _SCHEDULER_OWNED as SCHEDULER_OWNED, template_hash
 
     vm = view["metadata"]
     ns, name = vm["namespace"], vm["name"]
@@ -352,7 +317,7 @@ def _with_condition(key, mcs: dict, overlay: dict | None, ctype: str, want: tupl
     """The MCS overlay with condition ``ctype`` set to ``want`` (status, reason, message) or removed
     (None); the file's ``status.loadBalancer`` kept. Returns ``overlay`` itself when unchanged."""
     from karmactl.api.objects import remove_condition
-    from karmactl.controllers.templates import new_overlay
+    from karmactl.api.templates import new_overlay
 
     if overlay is None and want is None:
         return None
@@ -389,9 +354,6 @@ def step(loaded, out, now: str, ctx) -> bool:
     """Pipeline step ``multiclusterservice`` (``mcs_controller.go``): marker Works, the Service's
     ResourceBinding and condition ``ServiceApplied`` of every MCS; Works and bindings of MCSs that
     are gone removed. Returns True when ``out`` changed."""
-    from karmactl.controllers.cluster_status import clusters_of, stamp_creation
-    from karmactl.controllers.templates import template_view
-
     if _idle(loaded, ctx):
         return False
     clusters = {c["metadata"]["name"]: c for c in clusters_of(out)}
@@ -400,36 +362,54 @@ def step(loaded, out, now: str, ctx) -> bool:
     wanted_bindings: dict = {}
     providers_of: dict = {}
     for (ns, name), mcs in sorted(mcss.items()):
-        key = (GROUP, KIND, ns, name)
-        providers = cluster_set(mcs, "providerClusters", clusters)
-        consumers = cluster_set(mcs, "consumerClusters", clusters)
-        providers_of[(ns, name)] = providers
-        for cluster in sorted(providers):
-            problem = _cluster_problem(clusters.get(cluster), cluster, "Provider", "MultiClusterService")
-            if problem:
-                ctx.warn(f"MultiClusterService {ns}/{name}: {problem}")
-                continue
-            wkey = ("work.karmada.io", "Work", execution_namespace(cluster), work_name(ns, name, KIND))
-            changed = out.set_work(wkey, marker_work(mcs, cluster, out.works.get(wkey), now)) or changed
-        svc_key = ("", "Service", ns, name)
-        svc = out.user.get(svc_key)
-        if svc is None:
-            want = ("False", "ServiceAppliedFailed", f'services "{name}" not found')
-        else:
-            bkey = ("work.karmada.io", "ResourceBinding", ns, binding_name(name, "Service"))
-            view = template_view(svc, out.overlays.get(svc_key))
-            wanted_bindings[bkey] = service_binding(view, svc, mcs, sorted(providers | consumers),
-                                                    out.bindings.get(bkey), now)
-            want = SERVICE_APPLIED
-        # the creation time the API server would stamp (``get mcs`` shows its AGE), then the condition
-        overlay = stamp_creation(key, mcs, out.overlays.get(key), now)
-        changed = out.set_overlay(key, _with_condition(key, mcs, overlay, COND_SERVICE_APPLIED, want, now)) or changed
+        providers_of[(ns, name)] = cluster_set(mcs, "providerClusters", clusters)
+        changed = _sync_mcs(out, ns, name, mcs, clusters, providers_of[(ns, name)], wanted_bindings, now, ctx) or changed
     for bkey, binding in wanted_bindings.items():
         changed = out.set_binding(bkey, binding) or changed
     for bkey in [k for k, b in out.bindings.items() if k not in wanted_bindings
                  and ((b.get("metadata") or {}).get("labels") or {}).get(BINDING_MANAGED_BY_LABEL) == KIND]:
         changed = out.set_binding(bkey, None) or changed
-    # retrieveMultiClusterService: marker Works outside the providers go, with what was collected under them
+    changed = _retrieve_marker_works(out, providers_of) or changed
+    for key in [k for k in out.overlays if k[:2] == (GROUP, KIND) and k not in out.user]:
+        changed = out.set_overlay(key, None) or changed
+    return changed
+
+
+def _sync_mcs(out, ns: str, name: str, mcs: dict, clusters: dict, providers: set, wanted_bindings: dict, now: str,
+              ctx) -> bool:
+    """One MCS: its marker Works in the provider clusters, its Service's binding (into
+    ``wanted_bindings``), its creation time and ``ServiceApplied`` condition. True when ``out`` changed."""
+    from karmactl.api.templates import template_view
+
+    key = (GROUP, KIND, ns, name)
+    consumers = cluster_set(mcs, "consumerClusters", clusters)
+    changed = False
+    for cluster in sorted(providers):
+        problem = _cluster_problem(clusters.get(cluster), cluster, "Provider", "MultiClusterService")
+        if problem:
+            ctx.warn(f"MultiClusterService {ns}/{name}: {problem}")
+            continue
+        wkey = ("work.karmada.io", "Work", execution_namespace(cluster), work_name(ns, name, KIND))
+        changed = out.set_work(wkey, marker_work(mcs, cluster, out.works.get(wkey), now)) or changed
+    svc_key = ("", "Service", ns, name)
+    svc = out.user.get(svc_key)
+    if svc is None:
+        want = ("False", "ServiceAppliedFailed", f'services "{name}" not found')
+    else:
+        bkey = ("work.karmada.io", "ResourceBinding", ns, binding_name(name, "Service"))
+        view = template_view(svc, out.overlays.get(svc_key))
+        wanted_bindings[bkey] = service_binding(view, svc, mcs, sorted(providers | consumers),
+                                                out.bindings.get(bkey), now)
+        want = SERVICE_APPLIED
+    # the creation time the API server would stamp (``get mcs`` shows its AGE), then the condition
+    overlay = stamp_creation(key, mcs, out.overlays.get(key), now)
+    return out.set_overlay(key, _with_condition(key, mcs, overlay, COND_SERVICE_APPLIED, want, now)) or changed
+
+
+def _retrieve_marker_works(out, providers_of: dict) -> bool:
+    """``retrieveMultiClusterService``: marker Works outside the providers go, with what was
+    collected under them. True when ``out`` changed."""
+    changed = False
     for wkey in sorted(k for k, w in out.works.items() if is_marker_work(w)):
         ref = _mcs_ref(out.works[wkey])
         if cluster_of_execution_namespace(wkey[2]) in providers_of.get(ref, ()):
@@ -438,8 +418,6 @@ def step(loaded, out, now: str, ctx) -> bool:
         for ckey in sorted(k for k, w in out.works.items() if k[2] == wkey[2] and is_collected_work(w)
                            and _mcs_ref(w) == ref):
             changed = out.set_work(ckey, None) or changed
-    for key in [k for k in out.overlays if k[:2] == (GROUP, KIND) and k not in out.user]:
-        changed = out.set_overlay(key, None) or changed
     return changed
 
 
@@ -447,32 +425,15 @@ def dispatch_step(loaded, out, now: str, ctx) -> bool:
     """Pipeline step ``endpointslice-dispatch`` (``endpointslice_dispatch_controller.go``): every
     collected EndpointSlice Work copied to the MCS's consumers, orphaned copies deleted, condition
     ``EndpointSliceDispatched`` on the MCSs that have collected Works. True when ``out`` changed."""
-    from karmactl.controllers.cluster_status import clusters_of
 
     if _idle(loaded, ctx):
         return False
     clusters = {c["metadata"]["name"]: c for c in clusters_of(out)}
     mcss = live_mcs(out)
     changed = False
-    desired: dict = {}
-    dispatched: set = set()
     sources = {k: w for k, w in out.works.items() if is_collected_work(w)}
     consumers_of = {ref: cluster_set(mcs, "consumerClusters", clusters) for ref, mcs in mcss.items()}
-    for skey in sorted(sources):
-        source = sources[skey]
-        ref = _mcs_ref(source)
-        mcs = mcss.get(ref)
-        provider = cluster_of_execution_namespace(skey[2])
-        if mcs is None or provider is None or (source.get("metadata") or {}).get("deletionTimestamp"):
-            continue
-        dispatched.add(ref)
-        for consumer in sorted(consumers_of[ref] - {provider}):
-            problem = _cluster_problem(clusters.get(consumer), consumer, "Consumer", "EndpointSlice")
-            if problem:
-                ctx.warn(f"MultiClusterService {ref[0]}/{ref[1]}: {problem}")
-                continue
-            wkey = ("work.karmada.io", "Work", execution_namespace(consumer), skey[3])
-            desired[wkey] = dispatched_work(source, mcs, provider, consumer, out.works.get(wkey), now)
+    desired, dispatched = _desired_dispatches(out, sources, mcss, consumers_of, clusters, now, ctx)
     for wkey, work in desired.items():
         changed = out.set_work(wkey, work) or changed
     for wkey in sorted(k for k, w in out.works.items() if is_dispatched_work(w) and k not in desired):
@@ -492,5 +453,28 @@ def dispatch_step(loaded, out, now: str, ctx) -> bool:
     return changed
 
 
-__all__ = ["collect", "dispatch_step", "is_collected_work", "is_dispatched_work", "is_marker_work", "live_mcs",
-           "service_claims", "step"]
+def _desired_dispatches(out, sources: dict, mcss: dict, consumers_of: dict, clusters: dict, now: str,
+                        ctx) -> tuple[dict, set]:
+    """``(consumer Work key -> dispatched copy of a collected EndpointSlice Work, {(namespace, name)
+    of the MCSs that have collected Works})``."""
+    desired: dict = {}
+    dispatched: set = set()
+    for skey in sorted(sources):
+        source = sources[skey]
+        ref = _mcs_ref(source)
+        mcs = mcss.get(ref)
+        provider = cluster_of_execution_namespace(skey[2])
+        if mcs is None or provider is None or (source.get("metadata") or {}).get("deletionTimestamp"):
+            continue
+        dispatched.add(ref)
+        for consumer in sorted(consumers_of[ref] - {provider}):
+            problem = _cluster_problem(clusters.get(consumer), consumer, "Consumer", "EndpointSlice")
+            if problem:
+                ctx.warn(f"MultiClusterService {ref[0]}/{ref[1]}: {problem}")
+                continue
+            wkey = ("work.karmada.io", "Work", execution_namespace(consumer), skey[3])
+            desired[wkey] = dispatched_work(source, mcs, provider, consumer, out.works.get(wkey), now)
+    return desired, dispatched
+
+
+__all__ = ["collect", "dispatch_step", "is_collected_work", "is_dispatched_work", "is_marker_work", "step"]

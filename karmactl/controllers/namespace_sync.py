@@ -15,8 +15,9 @@ import json
 
 from karmactl.api import constants as C
 from karmactl.api.objects import bump_generation, permanent_id
-from karmactl.controllers.binding import delete_work, work_binding_key, work_records
-from karmactl.controllers.names import execution_namespace, work_name
+from karmactl.api.names import execution_namespace, work_name
+from karmactl.controllers.helper.template import template_inputs
+from karmactl.controllers.helper.work import delete_work, render_hooks, work_binding_key, work_records
 
 SKIP_AUTO_PROPAGATION_LABEL = "namespace.karmada.io/skip-auto-propagation"
 NAMESPACE_WORK_LABEL = "namespace.karmada.io/name"
@@ -85,24 +86,7 @@ def reconcile(user: dict, clusters: list[str], works: dict, now: str, config, cl
             # Work of the same name in this cluster, and namespace sync leaves it alone (else the
             # two would rewrite one Work back and forth).
             continue
-        old_meta = (old or {}).get("metadata") or {}
-        work = {"apiVersion": C.WORK_API_V1, "kind": "Work",
-                "metadata": {"name": wname, "namespace": wns,
-                             "labels": {NAMESPACE_WORK_LABEL: ns_name,
-                                        C.WORK_PERMANENT_ID_LABEL: permanent_id("Work", wns, wname)},
-                             "finalizers": [C.EXECUTION_CONTROLLER_FINALIZER],
-                             "creationTimestamp": old_meta.get("creationTimestamp") or now,
-                             "generation": old_meta.get("generation") or 1},
-                "spec": {"workload": {"manifests": [manifest]}, "suspendDispatching": False,
-                         "preserveResourcesOnDeletion": False}}
-        annotations = dict(work_records(old))
-        if applied:
-            annotations[C.APPLIED_CLUSTER_OVERRIDES_ANNOTATION] = json.dumps(applied, separators=(",", ":"))
-        if annotations:
-            work["metadata"]["annotations"] = dict(sorted(annotations.items()))
-        if old is not None and "status" in old:
-            work["status"] = old["status"]
-        bump_generation(old, work)
+        work = _namespace_work(manifest, wns, wname, ns_name, applied, old, now)
         if work != old:
             out[wkey] = work
     for wkey, work in works.items():
@@ -113,11 +97,34 @@ def reconcile(user: dict, clusters: list[str], works: dict, now: str, config, cl
     return out
 
 
+def _namespace_work(manifest: dict, wns: str, wname: str, ns_name: str, applied: list, old: dict | None,
+                    now: str) -> dict:
+    """The Work carrying one Namespace to one cluster (``old`` keeps its creation time, generation,
+    records and status)."""
+    old_meta = (old or {}).get("metadata") or {}
+    work = {"apiVersion": C.WORK_API_V1, "kind": "Work",
+            "metadata": {"name": wname, "namespace": wns,
+                         "labels": {NAMESPACE_WORK_LABEL: ns_name,
+                                    C.WORK_PERMANENT_ID_LABEL: permanent_id("Work", wns, wname)},
+                         "finalizers": [C.EXECUTION_CONTROLLER_FINALIZER],
+                         "creationTimestamp": old_meta.get("creationTimestamp") or now,
+                         "generation": old_meta.get("generation") or 1},
+            "spec": {"workload": {"manifests": [manifest]}, "suspendDispatching": False,
+                     "preserveResourcesOnDeletion": False}}
+    annotations = dict(work_records(old))
+    if applied:
+        annotations[C.APPLIED_CLUSTER_OVERRIDES_ANNOTATION] = json.dumps(applied, separators=(",", ":"))
+    if annotations:
+        work["metadata"]["annotations"] = dict(sorted(annotations.items()))
+    if old is not None and "status" in old:
+        work["status"] = old["status"]
+    bump_generation(old, work)
+    return work
+
+
 def step(loaded, out, now: str, ctx) -> bool:
     """Pipeline step ``namespace-sync``: a Namespace Work in every member cluster for each user
     Namespace, ClusterOverridePolicies applied (``pkg/controllers/namespace/namespace_sync_controller.go``)."""
-    from karmactl.controllers.binding import render_hooks
-    from karmactl.controllers.detector import template_inputs
 
     config = template_inputs(loaded, ctx).config
     clusters = [key[3] for key in loaded.keys_of_kind("cluster.karmada.io", "Cluster")]

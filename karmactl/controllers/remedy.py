@@ -27,8 +27,8 @@ Conditions are read from the Cluster as the control plane sees it: the overlay's
 from __future__ import annotations
 
 from karmactl.api.objects import deepcopy
-from karmactl.controllers.cluster_status import effective_status
-from karmactl.controllers.templates import new_overlay
+from karmactl.api.templates import new_overlay
+from karmactl.controllers.helper.cluster import effective_status
 
 REMEDY_GROUP, REMEDY_KIND = "remedy.karmada.io", "Remedy"
 CLUSTER_GROUP, CLUSTER_KIND = "cluster.karmada.io", "Cluster"

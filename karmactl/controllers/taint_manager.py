@@ -41,9 +41,9 @@ import json
 from karmactl.api import constants as C
 from karmactl.api.objects import add_seconds, bump_generation, deepcopy, parse_time
 from karmactl.api.selectors import toleration_tolerates
-from karmactl.controllers.cluster_taints import CLUSTER_GK, effective_taints
-from karmactl.controllers.graceful_eviction import (GATE_OFF_MESSAGE, binding_ref, graceful_evict_cluster,
-                                                    has_state_preservation, preserved_label_state)
+from karmactl.controllers.helper.binding import binding_ref
+from karmactl.controllers.helper.cluster import CLUSTER_GK, effective_taints
+from karmactl.controllers.helper.eviction import GATE_OFF_MESSAGE, graceful_evict_cluster, has_state_preservation, preserved_label_state
 
 
 def tolerations_of(binding: dict) -> list[dict]:

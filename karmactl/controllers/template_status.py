@@ -9,7 +9,7 @@ Runs in phase ``status`` after :mod:`karmactl.controllers.binding_status`.
 from __future__ import annotations
 
 from karmactl.api.kinds import group_of
-from karmactl.controllers.templates import merged_view, new_overlay
+from karmactl.api.templates import merged_view, new_overlay
 
 
 def template_status(template: dict, overlay: dict | None, binding: dict, now: str, interpreter) -> dict | None:

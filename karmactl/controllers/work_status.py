@@ -68,12 +68,6 @@ def with_manifest_status(work: dict, entry: dict | None) -> dict:
     return new
 
 
-def observed_at(work: dict) -> str | None:
-    """When the member first reported the status now in the Work's ``manifestStatuses`` (RFC 3339),
-    or None when karmactl has no record."""
-    return ((work.get("metadata") or {}).get("annotations") or {}).get(C.OBSERVED_AT_ANNOTATION)
-
-
 def with_observation(work: dict, entry: dict | None, now: str) -> dict:
     """The Work with ``manifestStatuses`` set to ``[entry]`` as observed at ``now``.
 
@@ -107,4 +101,4 @@ def with_annotation(work: dict, key: str, value: str | None) -> dict:
     return dict(work, metadata=metadata)
 
 
-__all__ = ["identifier", "manifest_status", "observed_at", "with_annotation", "with_manifest_status", "with_observation"]
+__all__ = ["identifier", "manifest_status", "with_annotation", "with_manifest_status", "with_observation"]

@@ -23,7 +23,7 @@ that sees it. A run with a rebalancer still to act on is not split into shards (
 from __future__ import annotations
 
 from karmactl.api.objects import add_seconds, parse_time
-from karmactl.controllers.names import binding_name
+from karmactl.api.names import binding_name
 
 GROUP, KIND = "apps.karmada.io", "WorkloadRebalancer"
 SUCCESSFUL, FAILED = "Successful", "Failed"
@@ -120,7 +120,7 @@ def pending(snap) -> bool:
 def step(loaded, out, now: str, ctx) -> bool:
     """Pipeline step ``workload-rebalancer``: trigger fresh scheduling of the listed workloads'
     bindings and keep each rebalancer's status (``pkg/controllers/workloadrebalancer/``)."""
-    from karmactl.controllers.templates import refresh_overlay
+    from karmactl.api.templates import refresh_overlay
 
     changed = False
     for key in loaded.keys_of_kind(GROUP, KIND):

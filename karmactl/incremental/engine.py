@@ -74,7 +74,7 @@ def record_index(store, before: Snapshot, report, owners: dict, wakes: list, now
 def record_full_run(store, before: Snapshot, after: Snapshot, report, now: str, tag: str, config,
                     started_ns: int, shared: tuple | None) -> None:
     """:func:`record_index` after a full run computed in one process (``after`` its result)."""
-    from karmactl.controllers.registry import wake_times
+    from karmactl.pipeline.registry import wake_times
     from karmactl.store.validation import settings_of
 
     owners = runindex.Owners.of(after.user, after.bindings, config).owner_map(store, after)

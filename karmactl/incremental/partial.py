@@ -27,8 +27,8 @@ import orjson
 
 from karmactl.api.objects import describe_key
 from karmactl.api.snapshot import Snapshot
-from karmactl.controllers import detector
-from karmactl.controllers.registry import wake_times
+from karmactl.controllers.helper.template import DetectorConfig, is_template
+from karmactl.pipeline.registry import wake_times
 from karmactl.incremental import runindex
 from karmactl.incremental.shards import has_cross_template_dependencies, policy_reach, template_binding_key
 from karmactl.store.events import EVENTS_DIR, stage_events
@@ -115,7 +115,7 @@ class PartialRun:
             sub.sources[key] = Source(path, doc, line)
             if key[:2] == ("apiextensions.k8s.io", "CustomResourceDefinition"):
                 registry.add_crd(obj)
-        self.config = detector.DetectorConfig(skipped_namespaces=settings_of(sub).skipped_namespaces)
+        self.config = DetectorConfig(skipped_namespaces=settings_of(sub).skipped_namespaces)
 
     def _take(self, indices) -> None:
         """Decode the shared file's policies ``indices`` into the snapshot (once each)."""
@@ -150,7 +150,7 @@ class PartialRun:
             self._take(self.shared.in_file(rel))
         self.held = self.index.objects_of(self.reread)
         self.shared_templates = [key for key, obj in self.sub.user.items()
-                                 if detector.is_template(key, obj, self.config)]
+                                 if is_template(key, obj, self.config)]
         self._drop_last_versions()
         for rel in self.plan.touched:
             try:
@@ -366,7 +366,7 @@ def reached_policies_only(sub: Snapshot, config, keep: set) -> Snapshot:
     as a shard of a full run gets them), but for those in ``keep``: the detector then indexes a
     handful of policies, not the 10,000 of a fleet where each names its template. The computed
     maps are ``sub``'s own (what the run compares its result with)."""
-    templates = [k for k, o in sub.user.items() if detector.is_template(k, o, config)]
+    templates = [k for k, o in sub.user.items() if is_template(k, o, config)]
     present = set(templates) | set(sub.bindings)
     drop = {k for k, reached in policy_reach(sub, templates).items()
             if reached is not None and k not in keep and not (reached & present)}

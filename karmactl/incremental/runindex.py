@@ -77,8 +77,8 @@ import orjson
 
 from karmactl.api.objects import parse_time
 from karmactl.api.snapshot import Settings
-from karmactl.controllers.binding import work_binding_key
-from karmactl.controllers.detector import DetectorConfig, is_template
+from karmactl.controllers.helper.template import DetectorConfig, is_template
+from karmactl.controllers.helper.work import work_binding_key
 from karmactl.incremental.shards import (PROPAGATION_POLICY_KINDS, SHARED_TEMPLATE_KINDS, claimed_policy_key,
                                          reach_of, shared_binding, template_binding_key)
 from karmactl.store.fsio import (drop_inherited_lock, ensure_runtime_dir, pending_journal, read_runtime_file,
@@ -137,7 +137,7 @@ def claim_string(which: str, obj: dict) -> str:
 
 def is_split(key, obj: dict, config: DetectorConfig) -> bool:
     """Whether a user object is a template computed on its own (not read by other templates'
-    computations): a resource template (``detector.is_template``) of a kind outside
+    computations): a resource template (``controllers.helper.template.is_template``) of a kind outside
     ``SHARED_TEMPLATE_KINDS``, and not karmactl's settings."""
     return key[:2] not in SHARED_TEMPLATE_KINDS and key != Settings.SETTINGS_KEY and is_template(key, obj, config)
 

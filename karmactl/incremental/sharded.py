@@ -14,7 +14,7 @@ The control plane itself is the caller's (``compute(snapshot, now, report=...)``
 from __future__ import annotations
 
 from karmactl.api.snapshot import Snapshot
-from karmactl.controllers import detector
+from karmactl.controllers.helper.template import DetectorConfig
 from karmactl.store.state import InputError, StateStore
 from karmactl.store.validation import settings_of
 
@@ -75,7 +75,7 @@ def load_for_shards(store: StateStore, owners: dict, load) -> tuple:
 
     before = load(store, computed=False)
     try:
-        config = detector.DetectorConfig(skipped_namespaces=settings_of(before).skipped_namespaces)
+        config = DetectorConfig(skipped_namespaces=settings_of(before).skipped_namespaces)
     except InputError:
         config = None  # reported after the computed files, as always
     if config is None or not _may_shard(before):
@@ -115,7 +115,7 @@ def run_large(store: StateStore, before: Snapshot, later, now: str, report, star
     from karmactl.incremental.engine import record_index
     from karmactl.incremental.shard_inputs import StaleShardInputs
 
-    config = detector.DetectorConfig(skipped_namespaces=settings_of(before).skipped_namespaces)
+    config = DetectorConfig(skipped_namespaces=settings_of(before).skipped_namespaces)
     processes = shard_count(before)
     if later is not None and processes == 1:  # computed files (a pending rebalancer...) join them
         before, later = load(store), None
@@ -127,7 +127,7 @@ def run_large(store: StateStore, before: Snapshot, later, now: str, report, star
     except StaleShardInputs:
         # the last run's owners do not fit what the files hold now: as without them
         before, parts = load(store), {}
-        config = detector.DetectorConfig(skipped_namespaces=settings_of(before).skipped_namespaces)
+        config = DetectorConfig(skipped_namespaces=settings_of(before).skipped_namespaces)
         processes = shard_count(before)
         done = run_sharded(store, before, now, report, processes, parts, compute=compute) if processes > 1 else None
     if done is not None:
@@ -147,8 +147,8 @@ def _compute_shard(worker: int) -> tuple:
     returns them; the last two for the run index: ``{computed rel: [owner, claim]}`` of the objects it
     owns, and the ``wake_times`` entries of its bindings and of the whole state); an error is
     returned, not raised, so the parent can undo every shard's staging."""
-    from karmactl.controllers.events import derive_events
-    from karmactl.controllers.registry import wake_times
+    from karmactl.pipeline.events import derive_events
+    from karmactl.pipeline.registry import wake_times
     from karmactl.incremental.runindex import Owners
     from karmactl.store.events import EventBuffer, merge_derived
     from karmactl.store.fsio import TreeWriter
@@ -177,7 +177,7 @@ def _compute_shard(worker: int) -> tuple:
             staged += store.stage_changes(sub, after, writer, keep=owned)
             merged.add(merge_derived(store.root, derive_events(sub, after, now, keep=owned), now, stored))
             settings = settings_of(after)
-            config = detector.DetectorConfig(skipped_namespaces=settings.skipped_namespaces)
+            config = DetectorConfig(skipped_namespaces=settings.skipped_namespaces)
             owners.update(Owners.of(after.user, after.bindings, config).owner_map(store, after, keep=owned))
             wakes += [(b, t) for b, t in wake_times(after, now, settings)
                       if b is None or sharding.owner("bindings", b, {}) == index]
@@ -244,7 +244,7 @@ def run_sharded(store: StateStore, before: Snapshot, now: str, report, processes
     from karmactl.store.state import change_list
 
     settings = settings_of(before)
-    config = detector.DetectorConfig(skipped_namespaces=settings.skipped_namespaces)
+    config = DetectorConfig(skipped_namespaces=settings.skipped_namespaces)
     sharding = Sharding(before, lambda templates: processes * max(1, -(-templates // (SHARD_TEMPLATES * processes))),
                         config)
     if later is not None:

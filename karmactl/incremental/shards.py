@@ -37,9 +37,9 @@ import zlib
 
 from karmactl.api import constants as C
 from karmactl.api.snapshot import Key, Snapshot
-from karmactl.controllers.binding import work_binding_key
-from karmactl.controllers.detector import SKIPPED_GROUPS, DetectorConfig, is_template
-from karmactl.controllers.names import binding_name
+from karmactl.controllers.helper.template import SKIPPED_GROUPS, DetectorConfig, is_template
+from karmactl.controllers.helper.work import work_binding_key
+from karmactl.api.names import binding_name
 
 # templates whose results other objects read (see the module docstring): computed by every shard
 SHARED_TEMPLATE_KINDS = frozenset({("", "Namespace"), ("", "Service")})

@@ -255,8 +255,8 @@ class MemberLayer:
     def _works_by_cluster(self, snap: Snapshot, out: Snapshot) -> tuple[dict, dict]:
         """(Cluster name -> Cluster as seen by the control plane, name -> {Work key: Work}).
         Terminating Works of a Cluster that no longer exists are dropped from ``out``."""
-        from karmactl.controllers.names import cluster_of_execution_namespace
-        from karmactl.controllers.templates import merged_view
+        from karmactl.api.names import cluster_of_execution_namespace
+        from karmactl.api.templates import merged_view
 
         clusters = {k[3]: merged_view(snap.user[k], snap.overlays.get(k)) for k in snap.keys_of_kind(*CLUSTER)}
         by_cluster: dict = {}

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from karmactl.api import constants as C
 from karmactl.api.objects import deepcopy, get_condition, set_condition
 from karmactl.controllers import cluster_status
-from karmactl.controllers.templates import new_overlay
+from karmactl.api.templates import new_overlay
 from karmactl.members.clients import MemberApiError, MemberClient, MemberUnreachable
 
 THRESHOLD_RECORD = "readyThreshold"  # key under the overlay's ``observed``

@@ -3,7 +3,7 @@ each an ``events.k8s.io/v1`` EventList (oldest last seen first) holding the Even
 one kind whose name falls into that bucket (:data:`EVENT_BUCKETS` per kind and namespace, by a hash
 of the name), at most ``EVENTS_PER_OBJECT`` per object.
 
-Events are ``events.k8s.io/v1`` objects (``karmactl/controllers/events.py`` derives and merges them);
+Events are ``events.k8s.io/v1`` objects (``karmactl/pipeline/events.py`` derives and merges them);
 a run stages them on the same :class:`~karmactl.store.fsio.TreeWriter` as its other computed files,
 so they land with them or not at all. Buckets bound the number of Event files: creating a file is
 the largest cost of writing one (a cold run of 10,000 templates regards 40,000 objects, which got a
@@ -19,8 +19,8 @@ import zlib
 
 import orjson
 
-from karmactl.controllers import events as events_core
-from karmactl.controllers.events import derive_events, last_seen, merge_events, regarding_key
+from karmactl.pipeline import events as events_core
+from karmactl.pipeline.events import derive_events, last_seen, merge_events, regarding_key
 from karmactl.store.fsio import TreeWriter
 from karmactl.store.state import COMPUTED_DIR, InputError, path_part
 
@@ -119,14 +119,14 @@ def events_regarding(root, objects: set) -> dict:
 
 def stage_events(store, writer: TreeWriter, before, after, now: str, keep=None) -> list[tuple]:
     """Derive the Events of a run, merge them into the stored ones and stage the result on ``writer``
-    (:func:`~karmactl.controllers.events.derive_events`, :func:`merge_derived`, :func:`stage_merged`).
+    (:func:`~karmactl.pipeline.events.derive_events`, :func:`merge_derived`, :func:`stage_merged`).
 
     Args:
         store: the :class:`~karmactl.store.state.StateStore`.
         writer: the run's writer (committed or aborted with everything else).
         before, after: the loaded and the computed snapshot.
         now: the run's clock (RFC 3339).
-        keep: as for :func:`karmactl.controllers.events.derive_events`.
+        keep: as for :func:`karmactl.pipeline.events.derive_events`.
 
     Returns:
         ``[(3, key, action, relative_path)]`` as :meth:`StateStore.stage_changes` returns them.
@@ -141,11 +141,11 @@ def stage_events(store, writer: TreeWriter, before, after, now: str, keep=None) 
 
 def merge_derived(root, new: list[dict], now: str, stored: dict | None = None) -> dict:
     """Merge the Events ``new`` of a run (or of one shard: the objects it owns) into the stored
-    Events of the objects they regard (:func:`~karmactl.controllers.events.merge_events`).
+    Events of the objects they regard (:func:`~karmactl.pipeline.events.merge_events`).
 
     Args:
         root: the state directory.
-        new: Events from :func:`~karmactl.controllers.events.derive_events`.
+        new: Events from :func:`~karmactl.pipeline.events.derive_events`.
         now: the run's clock (RFC 3339).
         stored: a cache that one process keeps across the shards it computes one after the other
             (each regarded object belongs to exactly one shard): each Event file is read once,

@@ -5,10 +5,11 @@ import pytest
 
 from karmactl import interpreter
 from karmactl.controllers import binding as ctl
-from karmactl.controllers.names import binding_name, work_name
+from karmactl.controllers.helper.work import RenderHooks
+from karmactl.api.names import binding_name, work_name
 
 NOW = "2026-01-01T00:00:00Z"
-HOOKS = ctl.RenderHooks(revise_replica=interpreter.revise_replica, prune=interpreter.prune_manifest,
+HOOKS = RenderHooks(revise_replica=interpreter.revise_replica, prune=interpreter.prune_manifest,
                         split_job_completions=interpreter.split_job_completions)
 
 

@@ -5,7 +5,8 @@ import pytest
 
 from karmactl.api.defaults import default_object
 from karmactl.controllers import detector
-from karmactl.controllers.templates import refresh_overlay, template_view
+from karmactl.controllers.helper.template import DetectorConfig, is_template
+from karmactl.api.templates import refresh_overlay, template_view
 from karmactl.interpreter import interpret_replica
 
 NOW = "2026-01-01T00:00:00Z"
@@ -103,7 +104,7 @@ def test_policy_removed_releases_template_and_binding():
 ])
 def test_not_templates(template):
     key = ("apps", "Deployment", template["metadata"]["namespace"], template["metadata"]["name"])
-    assert not detector.is_template(key, template, detector.DetectorConfig())
+    assert not is_template(key, template, DetectorConfig())
 
 
 def test_template_change_refreshes_binding_but_keeps_scheduler_fields():

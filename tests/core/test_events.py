@@ -9,7 +9,7 @@ import pytest
 
 from karmactl.api.kinds import KindRegistry
 from karmactl.api.snapshot import Snapshot
-from karmactl.controllers.events import derive_events, make_event, merge_events
+from karmactl.pipeline.events import derive_events, make_event, merge_events
 from karmactl.store.events import object_rel
 
 from tests.conftest import write
@@ -385,7 +385,7 @@ def test_merge_counts_repeats_and_keeps_the_newest_per_object():
 
 
 def test_the_bound_holds_on_disk(walk, state, monkeypatch):
-    from karmactl.controllers import events as events_mod
+    from karmactl.pipeline import events as events_mod
 
     monkeypatch.setattr(events_mod, "EVENTS_PER_OBJECT", 2)
     walk.setup(STATIC_PP)

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from karmactl.controllers.names import work_name
+from karmactl.api.names import work_name
 
 from tests.conftest import NOW, cluster_yaml, write
 

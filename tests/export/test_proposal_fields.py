@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from karmactl.api import validation_schema as S
-from karmactl.controllers.export import PROPOSAL_FIELDS
+from karmactl.api.export import PROPOSAL_FIELDS
 from tests import kube_apiserver as real
 
 HANDED_OVER = [k for k in S.SPEC_SCHEMAS if k[0] != "work.karmada.io" and k[1] != "Cluster"]

@@ -5,6 +5,7 @@ import pytest
 
 from karmactl.controllers import cluster_taints as ct
 from karmactl.controllers.cluster_taints import controller_taints, reconcile_cluster, sorted_policies
+from karmactl.controllers.helper.cluster import effective_taints
 
 from tests.failover.helpers import T0, at, cluster, ctx, ready, snapshot, taint, taint_policy
 
@@ -153,7 +154,7 @@ def test_user_no_execute_taint_without_time_added_is_stamped_once():
     new = reconcile_cluster(KEY, c, None, [], at(60), True)
     assert new["observed"]["taintsTimeAdded"] == {"maintenance:NoExecute": at(60)}
     assert reconcile_cluster(KEY, c, new, [], at(600), True) is new
-    assert ct.effective_taints(c, new) == [{"key": "maintenance", "effect": NE, "timeAdded": at(60)}]
+    assert effective_taints(c, new) == [{"key": "maintenance", "effect": NE, "timeAdded": at(60)}]
     # the taint removed from the file: the record goes
     gone = reconcile_cluster(KEY, cluster("member1", status=ready("True")), new, [], at(700), True)
     assert "taintsTimeAdded" not in (gone.get("observed") or {})
@@ -175,7 +176,7 @@ def test_step_with_cluster_failover_off_adds_no_execute_never():
 
 
 def test_merged_view_shows_user_then_controller_taints():
-    from karmactl.controllers.cluster_status import clusters_of
+    from karmactl.controllers.helper.cluster import clusters_of
 
     snap = snapshot(clusters=[cluster("member1", status=ready("False"), taints=[taint(US, NS)])])
     ct.step(snap, snap, at(60), ctx())

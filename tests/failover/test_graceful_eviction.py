@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from karmactl.controllers import graceful_eviction as ge
-from karmactl.controllers.graceful_eviction import assess_tasks, graceful_evict_cluster
+from karmactl.controllers.graceful_eviction import assess_tasks
+from karmactl.controllers.helper.eviction import graceful_evict_cluster
 
 from tests.failover.helpers import T0, at, binding, ctx, snapshot, work
 

@@ -157,27 +157,12 @@ def translate(objects: list, access: dict) -> Export:
             ex.notes.append(f"WorkloadRebalancer {md.get('name')} ({where}) not handed over: a one-off "
                             f"reschedule, applied to Karmada it would run again")
             continue
-        out, _errors = normalize_aliases(obj)
-        out = _without_server_fields(out)
-        for ann in sorted(a for a in (out["metadata"].get("annotations") or {}) if a.startswith(KARMACTL_PREFIX)):
-            stripped.setdefault(ann, 0)
-            stripped[ann] += 1
-        _strip_karmactl_annotations(out)
-        what = _describe(kind, md)
-        for kinds, path, test, why in PROPOSAL_FIELDS:
-            if group == "policy.karmada.io" and kind in kinds and _pop_path(out, path, test):
-                ex.lossy.append(Lossy(what, where, ".".join(path), why))
+        out = _karmada_spelling(obj, group, kind, where, ex, stripped)
         if namespaced:
             namespaces_used.setdefault(md["namespace"], where)
-        if group == "apiextensions.k8s.io" and kind == "CustomResourceDefinition":
-            buckets["00-crds.yaml"].append(out)
-        elif group == "" and kind == "Namespace":
+        if group == "" and kind == "Namespace":
             namespaces_written.add(md.get("name"))
-            buckets["10-namespaces.yaml"].append(out)
-        elif group in POLICY_GROUPS:
-            buckets["20-policies.yaml"].append(out)
-        else:
-            buckets["30-resources.yaml"].append(out)
+        buckets[_file_of(group, kind)].append(out)
     for ns in sorted(set(namespaces_used) - namespaces_written - set(PREEXISTING_NAMESPACES)):
         buckets["10-namespaces.yaml"].append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
         ex.notes.append(f"Namespace {ns} added: objects live in it ({namespaces_used[ns]}) and karmada-apiserver "
@@ -195,6 +180,34 @@ def translate(objects: list, access: dict) -> Export:
     _settings_flags(ex, settings or {}, has_taint_policies,
                     any(o.get("kind") == "MultiClusterService" for o in buckets["20-policies.yaml"]))
     return ex
+
+
+def _karmada_spelling(obj: dict, group: str, kind: str, where: str, ex: Export, stripped: dict) -> dict:
+    """A copy of ``obj`` as karmada-apiserver takes it: the proposals' aliases rewritten, without
+    server-set fields, ``karmactl.io/`` annotations (counted in ``stripped``) or the proposals'
+    fields Karmada lacks (each listed in ``ex.lossy``)."""
+    out, _errors = normalize_aliases(obj)
+    out = _without_server_fields(out)
+    for ann in sorted(a for a in (out["metadata"].get("annotations") or {}) if a.startswith(KARMACTL_PREFIX)):
+        stripped.setdefault(ann, 0)
+        stripped[ann] += 1
+    _strip_karmactl_annotations(out)
+    what = _describe(kind, obj.get("metadata") or {})
+    for kinds, path, test, why in PROPOSAL_FIELDS:
+        if group == "policy.karmada.io" and kind in kinds and _pop_path(out, path, test):
+            ex.lossy.append(Lossy(what, where, ".".join(path), why))
+    return out
+
+
+def _file_of(group: str, kind: str) -> str:
+    """The file of :data:`FILES` an object goes to (the apply order: CRDs, Namespaces, policies, the rest)."""
+    if group == "apiextensions.k8s.io" and kind == "CustomResourceDefinition":
+        return "00-crds.yaml"
+    if group == "" and kind == "Namespace":
+        return "10-namespaces.yaml"
+    if group in POLICY_GROUPS:
+        return "20-policies.yaml"
+    return "30-resources.yaml"
 
 
 def _describe(kind: str, md: dict) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 def step(loaded, out, now: str, ctx) -> bool:
     """Pipeline step ``scheduler`` (``pkg/scheduler/scheduler.go``): ``spec.clusters``, the
     ``Scheduled`` condition and ``lastScheduledTime`` of every binding that needs scheduling."""
-    from karmactl.controllers.cluster_status import clusters_of
+    from karmactl.controllers.helper.cluster import clusters_of
     from karmactl.controllers.federated_resource_quota import scheduler_admission
     from karmactl.scheduler import schedule_binding
 

@@ -57,8 +57,8 @@ from functools import lru_cache
 from karmactl.api import constants as C
 from karmactl.api.objects import content_hash, get_condition, parse_time
 from karmactl.api.snapshot import Key, Snapshot
-from karmactl.controllers.binding import work_binding_key
-from karmactl.controllers.detector import _SCHEDULER_OWNED
+from karmactl.controllers.helper.binding import SCHEDULER_OWNED
+from karmactl.controllers.helper.work import work_binding_key
 
 EVENT_API_VERSION = "events.k8s.io/v1"
 REPORTING_INSTANCE = "karmactl"
@@ -173,7 +173,7 @@ def _policy_of(binding: dict) -> tuple:
 def _detector_part(binding: dict) -> tuple:
     spec = binding.get("spec") or {}
     # spec fields of a binding written by others than the detector (scheduler, evictions, dependencies)
-    return _policy_of(binding), {k: v for k, v in spec.items() if k not in _SCHEDULER_OWNED}
+    return _policy_of(binding), {k: v for k, v in spec.items() if k not in SCHEDULER_OWNED}
 
 
 def _cond(obj: dict | None, ctype: str) -> tuple:
@@ -275,12 +275,7 @@ def derive_events(before: Snapshot, after: Snapshot, now: str, keep=None) -> lis
     """
     rec = _Recorder(now)
     kept = (lambda which, key, obj: True) if keep is None else keep
-    changed = {which: [(k, getattr(before, which).get(k), getattr(after, which).get(k))
-                       for k in sorted(set(getattr(before, which)) | set(getattr(after, which)))]
-               for which in ("overlays", "bindings", "works")}
-    for which, items in changed.items():
-        changed[which] = [(k, old, new) for k, old, new in items
-                          if old is not new and old != new and kept(which, k, new if new is not None else old)]
+    changed = _changes(before, after, kept)
 
     # in the order things happen in a run: taints, then per binding policy, evictions, scheduling,
     # Works, status; then what members reported of each Work
@@ -303,22 +298,41 @@ def derive_events(before: Snapshot, after: Snapshot, now: str, keep=None) -> lis
     for wkey, old, new in changed["works"]:
         if new is not None:
             _work_events(rec, wkey, old, new)
+    _template_status_events(rec, changed["overlays"], after)
+    _quota_events(rec, changed, after)
+    return rec.stamped()
+
+
+def _changes(before: Snapshot, after: Snapshot, kept) -> dict:
+    """``{"overlays" | "bindings" | "works": [(key, old or None, new or None)]}`` of the objects that
+    differ between the snapshots and that ``kept`` keeps, in key order."""
+    changed = {which: [(k, getattr(before, which).get(k), getattr(after, which).get(k))
+                       for k in sorted(set(getattr(before, which)) | set(getattr(after, which)))]
+               for which in ("overlays", "bindings", "works")}
+    for which, items in changed.items():
+        changed[which] = [(k, old, new) for k, old, new in items
+                          if old is not new and old != new and kept(which, k, new if new is not None else old)]
+    return changed
+
+
+def _template_status_events(rec: _Recorder, overlays: list, after: Snapshot) -> None:
+    """AggregateStatusSucceed on every template whose status (written by the status controllers) changed."""
     templates = {}  # template key -> its binding (the status controllers write the template's status)
     for b in after.bindings.values():
         t = _template_ref(b)
         templates[(t["apiVersion"].rpartition("/")[0], t["kind"], t.get("namespace", ""), t["name"])] = b
-    for key, old, new in changed["overlays"]:
+    for key, old, new in overlays:
         if (key in templates and new is not None and new.get("status") is not None
                 and (old or {}).get("status") != new["status"]):
             binding = templates[key]
             ctl = CRB_STATUS_CONTROLLER if _is_crb(binding) else RB_STATUS_CONTROLLER
             rec.record(_template_ref(binding), NORMAL, "AggregateStatusSucceed",
                        "Update Resource with AggregatedStatus successfully.", ctl, "AggregateStatus")
-    _quota_events(rec, changed, after)
-    return rec.stamped()
 
 
 def _binding_events(rec: _Recorder, old: dict | None, new: dict, synced: bool) -> None:
+    """The Events of one changed binding, in the order its controllers act: policy applied, eviction
+    tasks added, scheduled, Works synced, eviction tasks dropped, status aggregated."""
     template = _template_ref(new)
     ref = _ref(new)
     if old is None or _detector_part(old) != _detector_part(new):
@@ -329,25 +343,8 @@ def _binding_events(rec: _Recorder, old: dict | None, new: dict, synced: bool) -
             rec.record(template, NORMAL, "ApplyPolicySucceed", note, DETECTOR, "ApplyPolicy")
     old_tasks = {t.get("fromCluster"): t for t in ((old or {}).get("spec") or {}).get("gracefulEvictionTasks") or []}
     new_tasks = {t.get("fromCluster"): t for t in (new.get("spec") or {}).get("gracefulEvictionTasks") or []}
-    for cluster in sorted(set(new_tasks) - set(old_tasks), key=str):
-        task = new_tasks[cluster]
-        # Karmada's note, with the task's reason (and message) that made it
-        why = f" Reason: {task['reason']}." if task.get("reason") else ""
-        if task.get("message"):
-            why += f" Message: {task['message']}"
-        note = f"Evict from cluster {cluster} succeed.{why}"
-        for r in (ref, template):
-            rec.record(r, NORMAL, "EvictWorkloadFromClusterSucceed", note, _eviction_controller(task, new), "Evict")
-    sched = _schedule_part(new)
-    if sched != _schedule_part(old) and sched[1]:
-        controller = (new.get("spec") or {}).get("schedulerName") or DEFAULT_SCHEDULER
-        if sched[1][0] == "True":
-            result = ", ".join(f"{n}:{r}" for n, r in sched[0])
-            etype, reason, note = NORMAL, "ScheduleBindingSucceed", f"{C.MSG_SCHEDULE_SUCCESS} Result: {{{result}}}"
-        else:
-            etype, reason, note = WARNING, "ScheduleBindingFailed", sched[1][2] or sched[1][1] or "schedule failed"
-        for r in (ref, template):
-            rec.record(r, etype, reason, note, controller, "Schedule")
+    _eviction_task_events(rec, new, new_tasks, old_tasks, (ref, template))
+    _schedule_events(rec, old, new, (ref, template))
     if synced:
         note = f"Sync work of {_binding_label(new)} successful."
         ctl = CRB_CONTROLLER if _is_crb(new) else RB_CONTROLLER
@@ -365,23 +362,39 @@ def _binding_events(rec: _Recorder, old: dict | None, new: dict, synced: bool) -
                    f"Update {_binding_label(new)} with AggregatedStatus successfully.", ctl, "AggregateStatus")
 
 
+def _eviction_task_events(rec: _Recorder, new: dict, new_tasks: dict, old_tasks: dict, refs: tuple) -> None:
+    """EvictWorkloadFromClusterSucceed for every new graceful eviction task, by its producer."""
+    for cluster in sorted(set(new_tasks) - set(old_tasks), key=str):
+        task = new_tasks[cluster]
+        # Karmada's note, with the task's reason (and message) that made it
+        why = f" Reason: {task['reason']}." if task.get("reason") else ""
+        if task.get("message"):
+            why += f" Message: {task['message']}"
+        note = f"Evict from cluster {cluster} succeed.{why}"
+        for r in refs:
+            rec.record(r, NORMAL, "EvictWorkloadFromClusterSucceed", note, _eviction_controller(task, new), "Evict")
+
+
+def _schedule_events(rec: _Recorder, old: dict | None, new: dict, refs: tuple) -> None:
+    """ScheduleBindingSucceed / ScheduleBindingFailed when the placement or the Scheduled condition changed."""
+    sched = _schedule_part(new)
+    if sched != _schedule_part(old) and sched[1]:
+        controller = (new.get("spec") or {}).get("schedulerName") or DEFAULT_SCHEDULER
+        if sched[1][0] == "True":
+            result = ", ".join(f"{n}:{r}" for n, r in sched[0])
+            etype, reason, note = NORMAL, "ScheduleBindingSucceed", f"{C.MSG_SCHEDULE_SUCCESS} Result: {{{result}}}"
+        else:
+            etype, reason, note = WARNING, "ScheduleBindingFailed", sched[1][2] or sched[1][1] or "schedule failed"
+        for r in refs:
+            rec.record(r, etype, reason, note, controller, "Schedule")
+
+
 def _quota_events(rec: _Recorder, changed: dict, after: Snapshot) -> None:
     """The Events of ``pkg/controllers/federatedresourcequota/`` (see the module table)."""
     from karmactl.api.snapshot import Settings
     from karmactl.controllers import federated_resource_quota as frq
 
-    def written(w: dict | None) -> tuple | None:
-        return None if w is None else (w["metadata"].get("labels"), w.get("spec"), w["metadata"].get("deletionTimestamp"))
-
-    synced = set()
-    for _wkey, old, new in changed["works"]:
-        work = new if new is not None else old
-        if not frq.is_quota_work(work):
-            continue
-        if (new is None and old["metadata"].get("deletionTimestamp")) or written(old) == written(new):
-            continue  # the execution controller dropped a deleted Work, or only its status moved
-        labels = work["metadata"]["labels"]
-        synced.add((frq.FRQ_GROUP, frq.FRQ_KIND, labels[frq.NAMESPACE_LABEL], labels[frq.NAME_LABEL]))
+    synced = _synced_quotas(changed["works"])
     statuses = {k: (old, new) for k, old, new in changed["overlays"] if k[:2] == (frq.FRQ_GROUP, frq.FRQ_KIND)}
     if not synced and not statuses:
         return
@@ -396,17 +409,44 @@ def _quota_events(rec: _Recorder, changed: dict, after: Snapshot) -> None:
                        frq.SYNC_CONTROLLER, "SyncWork")
         if key not in statuses or statuses[key][1] is None:
             continue
-        before = (statuses[key][0] or {}).get("status") or {}
-        now = statuses[key][1].get("status") or {}
-        overall = [f for f in ("overall", "overallUsed") if before.get(f) != now.get(f)]
-        if before.get("aggregatedStatus") != now.get("aggregatedStatus") or (overall and not enforcement):
-            rec.record(ref, NORMAL, "AggregateStatusSucceed",
-                       f"Collect status of FederatedResourceQuota({label}) succeed.", frq.STATUS_CONTROLLER,
-                       "AggregateStatus")
-        if overall and enforcement:
-            rec.record(ref, NORMAL, "CollectOverallStatusSucceed",
-                       f"Collect status of FederatedResourceQuota({label}) succeed.", frq.ENFORCEMENT_CONTROLLER,
-                       "CollectOverallStatus")
+        _quota_status_events(rec, ref, label, (statuses[key][0] or {}).get("status") or {},
+                             statuses[key][1].get("status") or {}, enforcement)
+
+
+def _synced_quotas(works: list) -> set:
+    """Keys of the FederatedResourceQuotas whose quota Works the sync controller wrote (created,
+    changed or deleted: not a status move, not the execution controller dropping a deleted Work)."""
+    from karmactl.controllers import federated_resource_quota as frq
+
+    def written(w: dict | None) -> tuple | None:
+        return None if w is None else (w["metadata"].get("labels"), w.get("spec"), w["metadata"].get("deletionTimestamp"))
+
+    synced = set()
+    for _wkey, old, new in works:
+        work = new if new is not None else old
+        if not frq.is_quota_work(work):
+            continue
+        if (new is None and old["metadata"].get("deletionTimestamp")) or written(old) == written(new):
+            continue  # the execution controller dropped a deleted Work, or only its status moved
+        labels = work["metadata"]["labels"]
+        synced.add((frq.FRQ_GROUP, frq.FRQ_KIND, labels[frq.NAMESPACE_LABEL], labels[frq.NAME_LABEL]))
+    return synced
+
+
+def _quota_status_events(rec: _Recorder, ref: dict, label: str, before: dict, now: dict, enforcement: bool) -> None:
+    """AggregateStatusSucceed (status controller) / CollectOverallStatusSucceed (enforcement
+    controller, gate ``FederatedQuotaEnforcement``) when a quota's status changed."""
+    from karmactl.controllers import federated_resource_quota as frq
+
+    overall = [f for f in ("overall", "overallUsed") if before.get(f) != now.get(f)]
+    if before.get("aggregatedStatus") != now.get("aggregatedStatus") or (overall and not enforcement):
+        rec.record(ref, NORMAL, "AggregateStatusSucceed",
+                   f"Collect status of FederatedResourceQuota({label}) succeed.", frq.STATUS_CONTROLLER,
+                   "AggregateStatus")
+    if overall and enforcement:
+        rec.record(ref, NORMAL, "CollectOverallStatusSucceed",
+                   f"Collect status of FederatedResourceQuota({label}) succeed.", frq.ENFORCEMENT_CONTROLLER,
+                   "CollectOverallStatus")
 
 
 def _binding_controller_changed(old: dict | None, new: dict | None) -> bool:
@@ -418,7 +458,7 @@ def _binding_controller_changed(old: dict | None, new: dict | None) -> bool:
 
 
 def _work_events(rec: _Recorder, wkey: Key, old: dict | None, new: dict) -> None:
-    from karmactl.controllers.names import cluster_of_execution_namespace
+    from karmactl.api.names import cluster_of_execution_namespace
 
     ns, name = wkey[2], wkey[3]
     cluster = cluster_of_execution_namespace(ns) or ns
@@ -457,7 +497,7 @@ def _desired(work: dict) -> tuple:
 
 
 def _cluster_events(rec: _Recorder, key: Key, old: dict | None, new: dict, after: Snapshot) -> None:
-    from karmactl.controllers.templates import merged_view
+    from karmactl.api.templates import merged_view
 
     before_taints, after_taints = _taint_set(old), _taint_set(new)
     changed = before_taints ^ after_taints

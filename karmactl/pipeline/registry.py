@@ -41,7 +41,8 @@ from typing import Callable, NamedTuple
 from karmactl.controllers import (application_failover, binding, binding_status, cluster_status, cluster_taints,
                                   dependencies_distributor, detector, execution, federated_resource_quota,
                                   graceful_eviction, multicluster_ingress, multicluster_service, namespace_sync,
-                                  remedy, scheduling, taint_manager, template_status, workload_rebalancer)
+                                  remedy, taint_manager, template_status, workload_rebalancer)
+from karmactl.pipeline import scheduling
 
 
 class Step(NamedTuple):
