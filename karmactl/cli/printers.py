@@ -331,3 +331,23 @@ def _tree(value, depth: int, lines: list[str]) -> None:
                 lines.append(f"{pad}{_scalar(item)}")
     else:
         lines.append(f"{pad}{_scalar(value)}")
+
+
+def print_one(c, info, obj: dict, output: str | None, message: str) -> None:
+    """The object ``obj`` of ``info`` in an ``-o`` format (``c`` a :class:`karmactl.cli.context.Context`), else
+    kubectl's one-line ``message`` (``patch``, ``create``).
+
+    Raises:
+        CLIError: an unknown format or bad template (exit 2).
+    """
+    import sys
+
+    from karmactl.cli.context import CLIError, out
+
+    if not output:
+        out(message)
+        return
+    try:
+        sys.stdout.write(render([(info, obj)], output, c.now, single=True))
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
