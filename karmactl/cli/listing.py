@@ -116,6 +116,47 @@ def _sort_rows(rows: list, sort_by: str) -> list:
     return sorted(rows, key=key)
 
 
+def _kind_rows(c: Context, snap, info, names: list[str], o: GetOptions, sel) -> tuple[list, list[str], list[str]]:
+    """The rows of one kind of ``get``'s arguments -> ``([(KindInfo, obj, "Karmada" | cluster)], member
+    errors, not-found messages)``, from the state directory and/or the members as ``--operation-scope`` says.
+
+    Raises:
+        CLIError: Events asked of the members, a bad field selector (exit 2).
+    """
+    is_event = (info.group, info.kind) == ("events.k8s.io", "Event")
+    if is_event and o.scope != "karmada":
+        raise CLIError("Events are recorded by karmactl runs only: use --operation-scope karmada")
+    fields = parse_field_selector(o.field_selector, _EVENT_FIELDS if is_event else _OBJECT_FIELDS) \
+        if o.field_selector else []
+    kind_rows: list[tuple] = []
+    member_errors: list[str] = []
+    missing: list[str] = []
+    if o.scope in ("karmada", "all"):
+        found, lost = _karmada_rows(c, snap, info, names, o, sel, fields)
+        kind_rows += [(info, obj, "Karmada") for obj in found]
+        if o.scope == "karmada":
+            missing += [not_found(info, n).args[0] for n in lost]
+    if o.scope in ("members", "all"):
+        from karmactl.cli.members_view import member_rows
+        for name in names or [None]:
+            mrows, errs = member_rows(c, snap, info, name, o.namespace, o.all_namespaces, o.selector, o.clusters)
+            kind_rows += mrows
+            member_errors += errs
+            if name and not mrows and o.scope == "members":
+                missing.append(not_found(info, name).args[0])
+    return kind_rows, member_errors, missing
+
+
+def _with_cluster_columns(rows: list, o: GetOptions) -> list:
+    """``[(KindInfo, obj)]`` of ``[(KindInfo, obj, cluster)]``: in a table of members' objects each object
+    carries its CLUSTER and ADOPTION (karmadactl's columns; ``Y``: a copy Karmada manages)."""
+    if o.scope != "karmada" and o.output in (None, "", "wide"):
+        return [(i, dict(obj, __cluster__=cl, __adoption__=("-" if cl == "Karmada" else
+                ("Y" if (obj["metadata"].get("labels") or {}).get("karmada.io/managed") == "true" else "N"))))
+                for i, obj, cl in rows]
+    return [(i, obj) for i, obj, _cl in rows]
+
+
 def collect_get(c: Context, args: list[str], o: GetOptions) -> tuple[list, list[str], list[str], bool, object]:
     """What ``get`` shows: ``(rows [(KindInfo, obj)], member errors, not-found messages, single, snapshot)``.
 
@@ -133,32 +174,11 @@ def collect_get(c: Context, args: list[str], o: GetOptions) -> tuple[list, list[
     member_errors: list[str] = []
     missing: list[str] = []
     for info, names in requests:
-        is_event = (info.group, info.kind) == ("events.k8s.io", "Event")
-        if is_event and o.scope != "karmada":
-            raise CLIError("Events are recorded by karmactl runs only: use --operation-scope karmada")
-        fields = parse_field_selector(o.field_selector, _EVENT_FIELDS if is_event else _OBJECT_FIELDS) \
-            if o.field_selector else []
-        kind_rows: list[tuple] = []
-        if o.scope in ("karmada", "all"):
-            found, lost = _karmada_rows(c, snap, info, names, o, sel, fields)
-            kind_rows += [(info, obj, "Karmada") for obj in found]
-            if o.scope == "karmada":
-                missing += [not_found(info, n).args[0] for n in lost]
-        if o.scope in ("members", "all"):
-            from karmactl.cli.members_view import member_rows
-            for name in names or [None]:
-                mrows, errs = member_rows(c, snap, info, name, o.namespace, o.all_namespaces, o.selector, o.clusters)
-                kind_rows += mrows
-                member_errors += errs
-                if name and not mrows and o.scope == "members":
-                    missing.append(not_found(info, name).args[0])
+        kind_rows, errs, lost = _kind_rows(c, snap, info, names, o, sel)
         rows += kind_rows
-    if o.scope != "karmada" and o.output in (None, "", "wide"):
-        rows = [(i, dict(obj, __cluster__=cl, __adoption__=("-" if cl == "Karmada" else
-                ("Y" if (obj["metadata"].get("labels") or {}).get("karmada.io/managed") == "true" else "N"))))
-                for i, obj, cl in rows]
-    else:
-        rows = [(i, obj) for i, obj, _cl in rows]
+        member_errors += errs
+        missing += lost
+    rows = _with_cluster_columns(rows, o)
     if o.sort_by:
         rows = _sort_rows(rows, o.sort_by)
     single = len(requests) == 1 and len(requests[0][1]) == 1 and len(rows) == 1 and not multiple_types(args)
@@ -198,6 +218,26 @@ def _get(c: Context, args: list[str], o: GetOptions) -> None:
                  (None, "ADOPTION", lambda obj: obj.get("__adoption__", "-"))]
     kw = dict(namespaces=o.all_namespaces, extra=extra, no_headers=o.no_headers, label_columns=o.label_columns,
               show_labels=o.show_labels, with_kind=multiple_types(args))
+    _print_rows(c, args, o, snap, rows, missing, member_errors, single, kw)
+    if o.watch or o.watch_only:
+        _watch(c, args, o, rows, kw, mark)
+        return
+    for m in missing:
+        if not o.ignore_not_found:
+            err(m)
+    if member_errors:
+        raise CLIError("some member clusters could not be read", ExitCode.MEMBER_FAILURE)
+    if missing and not o.ignore_not_found:
+        raise SystemExit(int(ExitCode.NOT_FOUND))
+
+
+def _print_rows(c: Context, args: list[str], o: GetOptions, snap, rows: list, missing: list, member_errors: list,
+                single: bool, kw: dict) -> None:
+    """The first listing of ``get`` on stdout, or kubectl's ``No resources found`` on stderr.
+
+    Raises:
+        CLIError: the rows cannot be printed in the ``-o`` format (exit 2).
+    """
     if o.scope == "members" and not snap.keys_of_kind("cluster.karmada.io", "Cluster"):
         pass  # member_rows said "No member Clusters found in Karmada control plane"; karmadactl stops there
     elif not rows and not missing and not member_errors and o.output in (None, "", "wide") and not o.watch_only:
@@ -209,16 +249,6 @@ def _get(c: Context, args: list[str], o: GetOptions) -> None:
             sys.stdout.write(render(rows, o.output, c.now, single=single, **kw))
         except ValueError as exc:
             raise CLIError(str(exc)) from None
-    if o.watch or o.watch_only:
-        _watch(c, args, o, rows, kw, mark)
-        return
-    for m in missing:
-        if not o.ignore_not_found:
-            err(m)
-    if member_errors:
-        raise CLIError("some member clusters could not be read", ExitCode.MEMBER_FAILURE)
-    if missing and not o.ignore_not_found:
-        raise SystemExit(int(ExitCode.NOT_FOUND))
 
 
 WATCH_INTERVAL_SECONDS = 1.0

@@ -23,7 +23,6 @@ def patch_cmd(c: Context, args: list[str], namespace: str, patch: Optional[str],
             result (exit 2); the object not found (exit 1).
     """
     from karmactl.cli.printers import kind_prefix
-    from karmactl.emulator.patching import PatchError, json_patch, merge_patch, strategic_merge
     from karmactl.reconcile import normalize_object
     from karmactl.store import edit
     from karmactl.store.fsio import state_lock
@@ -33,21 +32,7 @@ def patch_cmd(c: Context, args: list[str], namespace: str, patch: Optional[str],
         raise CLIError(f'--type must be one of [json merge strategic], not "{patch_type}"')
     if bool(patch) == bool(patch_file):
         raise CLIError("must specify exactly one of --patch (-p) or --patch-file")
-    text = patch
-    if patch_file:
-        try:
-            with open(patch_file, encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError as exc:
-            raise CLIError(f"cannot read --patch-file {patch_file}: {exc.strerror}") from None
-    from karmactl.store import yamlio
-    try:
-        docs = [d for d, _line in yamlio.load_all(text)]
-    except Exception as exc:  # noqa: BLE001 - YAML and JSON errors alike
-        raise CLIError(f"unable to parse the patch: {exc}") from None
-    if len(docs) != 1 or not isinstance(docs[0], (dict, list)):
-        raise CLIError("unable to parse the patch: expected one JSON or YAML map (a list for --type json)")
-    body = docs[0]
+    body = _patch_body(patch, patch_file)
     with state_lock(c.state) if not dry_run else nullcontext():
         store = StateStore(c.state)
         index = edit.index_user_objects(store)
@@ -56,18 +41,8 @@ def patch_cmd(c: Context, args: list[str], namespace: str, patch: Optional[str],
             raise CLIError(f'Error from server (NotFound): {info.resource_ref} "{n}" not found', ExitCode.NOT_FOUND)
         for info, key, src in targets:
             obj = read_object(store, src)
-            try:
-                if patch_type == "json":
-                    new = json_patch(obj, body)
-                elif patch_type == "merge":
-                    new = merge_patch(obj, body)
-                else:
-                    new = strategic_merge(obj, body)
-            except PatchError as exc:
-                raise CLIError(f"{src.path}: {info.kind} {key[3]}: the patch cannot be applied: {exc}") from None
-            if not isinstance(new, dict) or (new.get("apiVersion"), new.get("kind")) != (obj.get("apiVersion"), obj.get("kind")) \
-                    or (new.get("metadata") or {}).get("name") != key[3] \
-                    or ((new.get("metadata") or {}).get("namespace") or "") != ((obj.get("metadata") or {}).get("namespace") or ""):
+            new = _patched(obj, body, patch_type, f"{src.path}: {info.kind} {key[3]}")
+            if (new.get("metadata") or {}).get("name") != key[3]:
                 raise CLIError(f"{src.path}: {info.kind} {key[3]}: a patch cannot change apiVersion, kind, name or namespace")
             normalize_object(new, Source(src.path, src.index, src.line), store.registry, strict=True)  # validate; store as patched
             changed = new != obj
@@ -76,6 +51,53 @@ def patch_cmd(c: Context, args: list[str], namespace: str, patch: Optional[str],
             print_one(c, info, new, output, f"{kind_prefix(info)}/{key[3]} patched{'' if changed else ' (no change)'}"
                                              f"{' (dry run)' if dry_run else ''}")
 
+
+def _patch_body(patch: Optional[str], patch_file: Optional[str]):
+    """The patch of ``-p`` or ``--patch-file``: one JSON or YAML map (a list for ``--type json``).
+
+    Raises:
+        CLIError: the file cannot be read, or the patch does not parse (exit 2).
+    """
+    from karmactl.store import yamlio
+
+    text = patch
+    if patch_file:
+        try:
+            with open(patch_file, encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError as exc:
+            raise CLIError(f"cannot read --patch-file {patch_file}: {exc.strerror}") from None
+    try:
+        docs = [d for d, _line in yamlio.load_all(text)]
+    except Exception as exc:  # noqa: BLE001 - YAML and JSON errors alike
+        raise CLIError(f"unable to parse the patch: {exc}") from None
+    if len(docs) != 1 or not isinstance(docs[0], (dict, list)):
+        raise CLIError("unable to parse the patch: expected one JSON or YAML map (a list for --type json)")
+    return docs[0]
+
+
+def _patched(obj: dict, body, patch_type: str, what: str) -> dict:
+    """``obj`` with the patch ``body`` applied (``what`` names it in errors); its apiVersion, kind and
+    namespace must stay (the caller checks the name).
+
+    Raises:
+        CLIError: the patch cannot be applied, or changes the object's identity (exit 2).
+    """
+    from karmactl.emulator.patching import PatchError, json_patch, merge_patch, strategic_merge
+
+    try:
+        if patch_type == "json":
+            new = json_patch(obj, body)
+        elif patch_type == "merge":
+            new = merge_patch(obj, body)
+        else:
+            new = strategic_merge(obj, body)
+    except PatchError as exc:
+        raise CLIError(f"{what}: the patch cannot be applied: {exc}") from None
+    if not isinstance(new, dict) or (new.get("apiVersion"), new.get("kind")) != (obj.get("apiVersion"), obj.get("kind")) \
+            or ((new.get("metadata") or {}).get("namespace") or "") != ((obj.get("metadata") or {}).get("namespace") or ""):
+        raise CLIError(f"{what}: a patch cannot change apiVersion, kind, name or namespace")
+    return new
 
 def register(app: typer.Typer) -> None:
     """Add ``patch`` to the app."""

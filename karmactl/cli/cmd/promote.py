@@ -35,15 +35,8 @@ def promote_cmd(c: Context, kind: str, name: str, namespace: str, cluster: str, 
         CLIError: an unregistered cluster, an unreachable member, the object absent there, or the
             template or policy already in the state directory (exit 2); ``-o`` other than yaml/json.
     """
-    from karmactl.api.constants import CONFLICT_RESOLUTION_ANNOTATION
     from karmactl.cli.kindnames import lookup_kind
-    from karmactl.cli.members_view import MemberAccessError, MemberReader, resource_path
     from karmactl.cli.printers import render
-    from karmactl.interpreter.prune import prune_manifest
-    from karmactl.reconcile import normalize_object
-    from karmactl.store import edit
-    from karmactl.store.fsio import state_lock
-    from karmactl.store.state import Source, StateStore, key_of
 
     if output not in (None, "yaml", "json"):
         raise CLIError("invalid output format: supported formats are json and yaml")
@@ -59,8 +52,34 @@ def promote_cmd(c: Context, kind: str, name: str, namespace: str, cluster: str, 
     if cluster not in clusters:
         raise CLIError(f'cluster "{cluster}" is not registered in the state directory (karmactl join)')
     ns = namespace if info.namespaced else ""
+    template = _template(_member_object(c, clusters[cluster], cluster, info, ns, kind, name), info)
+    docs = [(info, template)]
+    if auto_create_policy:
+        policy = _policy(info, ns, name, cluster, name_of_policy or policy_name(ns, name, info), deps)
+        docs.append((snap.registry.for_object(policy["apiVersion"], policy["kind"]), policy))
+    if dry_run:
+        for pinfo, o in docs:
+            text = render([(pinfo, o)], output or "yaml", c.now, single=True)
+            sys.stdout.write(text if output == "json" else "---\n" + text)
+        return
+    _store(c, docs, info, ns, name)
+    if auto_create_policy:
+        where = f"{ns}/{docs[1][1]['metadata']['name']}" if ns else docs[1][1]["metadata"]["name"]
+        out(f"{docs[1][1]['kind']} ({where}) is created successfully")
+    gvr = f"{info.group}/{info.version}, Resource={info.plural}" if info.group else f"/{info.version}, Resource={info.plural}"
+    out(f'Resource "{gvr}"({ns + "/" if ns else ""}{name}) is promoted successfully')
+
+
+def _member_object(c: Context, cluster_obj: dict, cluster: str, info, ns: str, kind: str, name: str) -> dict:
+    """The object as the member ``cluster`` holds it.
+
+    Raises:
+        CLIError: the member cannot be reached, or the object is not there (exit 2).
+    """
+    from karmactl.cli.members_view import MemberAccessError, MemberReader, resource_path
+
     try:
-        reader = MemberReader(clusters[cluster], c.state)
+        reader = MemberReader(cluster_obj, c.state)
     except MemberAccessError as exc:
         raise CLIError(f"cluster({cluster}): {exc}") from None
     try:
@@ -71,6 +90,15 @@ def promote_cmd(c: Context, kind: str, name: str, namespace: str, cluster: str, 
         raise CLIError(f"cluster({cluster}): {exc}") from None
     finally:
         reader.close()
+    return obj
+
+
+def _template(obj: dict, info) -> dict:
+    """The resource template of a member's object: server fields pruned (Karmada's
+    ``prune.RemoveIrrelevantFields``), ``work.karmada.io/conflict-resolution: overwrite`` added."""
+    from karmactl.api.constants import CONFLICT_RESOLUTION_ANNOTATION
+    from karmactl.interpreter.prune import prune_manifest
+
     obj.setdefault("apiVersion", info.api_version)
     obj.setdefault("kind", info.kind)
     template = prune_manifest(obj, remove_job_ttl=False)
@@ -78,22 +106,33 @@ def promote_cmd(c: Context, kind: str, name: str, namespace: str, cluster: str, 
     annotations = meta.get("annotations") or {}
     annotations.setdefault(CONFLICT_RESOLUTION_ANNOTATION, "overwrite")
     meta["annotations"] = annotations
-    docs = [(info, template)]
-    if auto_create_policy:
-        pname = name_of_policy or policy_name(ns, name, info)
-        pkind = "PropagationPolicy" if info.namespaced else "ClusterPropagationPolicy"
-        policy = {"apiVersion": "policy.karmada.io/v1alpha1", "kind": pkind,
-                  "metadata": {"name": pname, **({"namespace": ns} if ns else {})},
-                  "spec": {"propagateDeps": deps,
-                           "resourceSelectors": [{"apiVersion": info.api_version, "kind": info.kind, "name": name}],
-                           "placement": {"clusterAffinity": {"clusterNames": [cluster]}},
-                           "conflictResolution": "Overwrite", "preserveResourcesOnDeletion": True}}
-        docs.append((snap.registry.for_object(policy["apiVersion"], pkind), policy))
-    if dry_run:
-        for pinfo, o in docs:
-            text = render([(pinfo, o)], output or "yaml", c.now, single=True)
-            sys.stdout.write(text if output == "json" else "---\n" + text)
-        return
+    return template
+
+
+def _policy(info, ns: str, name: str, cluster: str, pname: str, deps: bool) -> dict:
+    """The (Cluster)PropagationPolicy placing the promoted object on ``cluster`` (conflictResolution
+    Overwrite, preserveResourcesOnDeletion)."""
+    pkind = "PropagationPolicy" if info.namespaced else "ClusterPropagationPolicy"
+    return {"apiVersion": "policy.karmada.io/v1alpha1", "kind": pkind,
+            "metadata": {"name": pname, **({"namespace": ns} if ns else {})},
+            "spec": {"propagateDeps": deps,
+                     "resourceSelectors": [{"apiVersion": info.api_version, "kind": info.kind, "name": name}],
+                     "placement": {"clusterAffinity": {"clusterNames": [cluster]}},
+                     "conflictResolution": "Overwrite", "preserveResourcesOnDeletion": True}}
+
+
+def _store(c: Context, docs: list, info, ns: str, name: str) -> None:
+    """Append the template (``docs[0]``) and the policy to the state directory, none if any exists.
+
+    Raises:
+        CLIError: the template or the policy already in the state directory (exit 2).
+    """
+    from karmactl.reconcile import normalize_object
+    from karmactl.store import edit
+    from karmactl.store.fsio import state_lock
+    from karmactl.store.state import Source, StateStore, key_of
+
+    template = docs[0][1]
     with state_lock(c.state):
         store = StateStore(c.state)
         index = edit.index_user_objects(store)
@@ -107,12 +146,6 @@ def promote_cmd(c: Context, kind: str, name: str, namespace: str, cluster: str, 
         for pinfo, o in docs:
             edit.append_new(store, pinfo, o)
             edit.stamp_creation(store, key_of(o), o, c.now)
-    if auto_create_policy:
-        where = f"{ns}/{docs[1][1]['metadata']['name']}" if ns else docs[1][1]["metadata"]["name"]
-        out(f"{docs[1][1]['kind']} ({where}) is created successfully")
-    gvr = f"{info.group}/{info.version}, Resource={info.plural}" if info.group else f"/{info.version}, Resource={info.plural}"
-    out(f'Resource "{gvr}"({ns + "/" if ns else ""}{name}) is promoted successfully')
-
 
 def register(app: typer.Typer) -> None:
     """Add ``promote`` to the app."""
