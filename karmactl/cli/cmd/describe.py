@@ -25,6 +25,7 @@ def describe_from_args(c: Context, kind: str, name: str | None, namespace: str, 
         kind, name = kind.split("/", 1)
     describe_cmd(c, kind, name, namespace, all_namespaces)
 
+
 def describe_cmd(c: Context, kind: str, name: str | None, namespace: str, all_namespaces: bool) -> None:
     """``karmactl describe``: kubectl's describe text of the objects of a kind (one by name), with their
     Events and the extra sections of :mod:`karmactl.cli.describers`.
@@ -36,6 +37,7 @@ def describe_cmd(c: Context, kind: str, name: str | None, namespace: str, all_na
 
     with cyclic_gc_paused():
         _describe(c, kind, name, namespace, all_namespaces)
+
 
 def _describe(c: Context, kind: str, name: str | None, namespace: str, all_namespaces: bool) -> None:
     from karmactl.cli.describers import describe_extra, describe_view

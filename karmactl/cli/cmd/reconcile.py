@@ -17,6 +17,12 @@ from karmactl.store.fsio import state_lock
 
 def reconcile_cmd(c: Context, offline: bool, dry_run: bool, wait: bool, timeout: str, watch: bool = False,
                   resync: str = "30m", metrics_addr: str | None = None) -> None:
+    """``karmactl reconcile``: one run (:func:`karmactl.reconcile.run`; ``--dry-run`` writes nothing),
+    runs until converged (``--wait``, within ``timeout``), or the control loop (``--watch``: :func:`watch_cmd`).
+
+    Raises:
+        CLIError: bad flags (exit 2), members that failed (exit 3), no convergence in time (exit 4).
+    """
     from karmactl.reconcile import RunOptions, run
 
     store = store_of(c)
@@ -39,7 +45,9 @@ def reconcile_cmd(c: Context, offline: bool, dry_run: bool, wait: bool, timeout:
         raise CLIError(f"{len(report.member_errors)} member cluster(s) failed: " +
                        ", ".join(sorted(report.member_errors)), ExitCode.MEMBER_FAILURE)
 
+
 def _print_report(c: Context, report, dry_run: bool) -> None:
+    """A run's warnings, Events and member errors on stderr; the planned changes (dry run) on stdout."""
     for w in report.warnings:
         err(f"warning: {w}")
     for e in report.events:
