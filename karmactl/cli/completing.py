@@ -217,66 +217,86 @@ def _resources(cur: str, line: _Line, allow_all: bool) -> list[str]:
     return [n for n in line.names(pos[0]) if n.startswith(cur) and n not in pos[1:]]
 
 
+class _Words:
+    """The words before the one being completed, read as click would: the command path (``node``, the
+    options it and its parents accept), option values, switches, positional arguments, and
+    ``pending``: the option whose value is the word being completed (None if none)."""
+
+    def __init__(self, prev: list[str], node: dict):
+        self.node, self.options = node, dict(node["options"])
+        self.values: dict = {}
+        self.switches: set = set()
+        self.positional: list[str] = []
+        self.pending: str | None = None
+        i = 0
+        while i < len(prev):
+            i = self._read(prev, i)
+
+    def _read(self, prev: list[str], i: int) -> int:
+        """Read the word at ``i``; returns the index of the next word to read."""
+        w = prev[i]
+        if w == "--":
+            self.positional += prev[i + 1:]
+            return len(prev)
+        if w.startswith("-") and len(w) > 1:
+            name, eq, val = w.partition("=")
+            if self.options.get(name) is not None and not eq:
+                if i + 1 >= len(prev):  # the word being completed is this flag's value
+                    self.pending = name
+                    return len(prev)
+                self.values[name] = prev[i + 1]
+                return i + 2
+            self.values[name] = val if eq else self.values.get(name)
+            self.switches.add(name)
+            return i + 1
+        if not self.positional and w in self.node.get("commands", {}):
+            self.node = self.node["commands"][w]
+            self.options.update(self.node["options"])
+            return i + 1
+        self.positional.append(w)
+        return i + 1
+
+    def line(self) -> _Line:
+        return _Line(self.values, self.switches, self.positional)
+
+
+def _arguments(kind, cur: str, line: _Line) -> list[str]:
+    """Candidates for a positional argument of the kind a command declares (``ARG_KINDS``)."""
+    positional = line.positional
+    if kind == "resources":
+        return _resources(cur, line, allow_all=True)
+    if kind == "kind-names":
+        if not positional:
+            return [k for k in line.kinds() if k.startswith(cur)]
+        return [n for n in line.names(positional[0]) if n.startswith(cur) and n not in positional[1:]]
+    if kind == "kinds":
+        return [k for k in line.kinds() if k.startswith(cur)] if not positional else []
+    if kind == "clusters":
+        return [c for c in line.clusters() if c.startswith(cur)] if not positional else []
+    if isinstance(kind, list) and not positional:
+        return [c for c in kind if c.startswith(cur)]
+    return []
+
+
 def complete(words: list[str]) -> tuple[list[str], str]:
     """Candidates for the last of ``words`` (the words after ``karmactl``) and a directive:
     ``names`` (offer the candidates), ``files`` or ``dirs`` (let the shell complete paths)."""
     words = words or [""]
     cur, prev = words[-1], words[:-1]
-    node = static_data()["tree"]
-    path: list[str] = []
-    options = dict(node["options"])
-    values: dict = {}
-    switches: set = set()
-    positional: list[str] = []
-    i = 0
-    while i < len(prev):
-        w = prev[i]
-        if w == "--":
-            positional += prev[i + 1:]
-            break
-        if w.startswith("-") and len(w) > 1:
-            name, eq, val = w.partition("=")
-            if options.get(name) is not None and not eq:
-                if i + 1 >= len(prev):  # the word being completed is this flag's value
-                    return _values(options[name], cur, _Line(values, switches, positional))
-                values[name] = prev[i + 1]
-                i += 2
-                continue
-            values[name] = val if eq else values.get(name)
-            switches.add(name)
-            i += 1
-            continue
-        if not positional and w in node.get("commands", {}):
-            node = node["commands"][w]
-            path.append(w)
-            options.update(node["options"])
-            i += 1
-            continue
-        positional.append(w)
-        i += 1
-    line = _Line(values, switches, positional)
+    read = _Words(prev, static_data()["tree"])
+    line = read.line()
+    if read.pending is not None:
+        return _values(read.options[read.pending], cur, line)
     if cur.startswith("-"):
         name, eq, val = cur.partition("=")
-        if eq and options.get(name) is not None:
-            found, directive = _values(options[name], val, line)
+        if eq and read.options.get(name) is not None:
+            found, directive = _values(read.options[name], val, line)
             return [f"{name}={c}" for c in found], directive
-        return sorted(o for o in options if o.startswith(cur)), "names"
-    if node.get("commands") and not positional:
+        return sorted(o for o in read.options if o.startswith(cur)), "names"
+    node = read.node
+    if node.get("commands") and not read.positional:
         return sorted(c for c in node["commands"] if c.startswith(cur) and not c.startswith("_")), "names"
-    kind = node.get("args")
-    if kind == "resources":
-        return _resources(cur, line, allow_all=True), "names"
-    if kind == "kind-names":
-        if not positional:
-            return [k for k in line.kinds() if k.startswith(cur)], "names"
-        return [n for n in line.names(positional[0]) if n.startswith(cur) and n not in positional[1:]], "names"
-    if kind == "kinds":
-        return ([k for k in line.kinds() if k.startswith(cur)] if not positional else []), "names"
-    if kind == "clusters":
-        return ([c for c in line.clusters() if c.startswith(cur)] if not positional else []), "names"
-    if isinstance(kind, list) and not positional:
-        return [c for c in kind if c.startswith(cur)], "names"
-    return [], "names"
+    return _arguments(node.get("args"), cur, line), "names"
 
 
 def main(words: list[str]) -> int:

@@ -146,3 +146,24 @@ def check_state_dir(state: Path, command: str | None) -> None:
         return
     raise CLIError(f'state directory "{state}" does not exist (choose one with --state or KARMACTL_STATE; '
                    f'`karmactl apply`, `local-up` and `demo` create it)')
+
+
+def start_context(state: Path, now: str | None, verbose: int, lock_timeout: str, command: str | None,
+                  kubeconfig_dir: Path | str | None = None, allow_exec_plugins=False) -> Context:
+    """The :class:`Context` of a command from the global flags (``--state``, ``--now``, ``-v``,
+    ``--lock-timeout``, ``--kubeconfig-dir``, ``--allow-exec-plugins``), as the typer app's callback and
+    :mod:`karmactl.cli.light` build it; sets the store's lock timeout, the member credential policy
+    (:func:`karmactl.members.kubeconfig.configure`) and where loader notes go.
+
+    Raises:
+        CLIError: a malformed ``--lock-timeout`` (exit 2).
+    """
+    from karmactl.cli.flags import parse_duration
+    from karmactl.members import kubeconfig
+    from karmactl.store import fsio
+
+    kubeconfig.configure(kubeconfig_dir, allow_exec_plugins)
+    fsio.LOCK_TIMEOUT = parse_duration(lock_timeout)
+    c = Context(state=state, now_text=now, verbose=verbose, command=command)
+    show_notes(verbose)
+    return c

@@ -63,8 +63,8 @@ def _cluster_extra(snap, cluster: dict, now: str) -> str:
 
 
 def _binding_extra(snap, binding: dict, now: str) -> str:
-    from karmactl.api.objects import add_seconds, parse_time
-    from karmactl.api.snapshot import Settings
+    """A binding's extra sections: Cluster Filtering (the scheduler's filter verdicts), Graceful
+    Eviction Tasks and Active Eviction History (what keeps each alive)."""
     from karmactl.controllers.helper.cluster import clusters_of
     from karmactl.scheduler import explain_filters
 
@@ -78,44 +78,60 @@ def _binding_extra(snap, binding: dict, now: str) -> str:
     spec = binding.get("spec") or {}
     tasks = spec.get("gracefulEvictionTasks") or []
     if tasks:
-        try:
-            default_timeout = Settings.from_snapshot(snap).graceful_eviction_timeout
-        except ValueError:
-            default_timeout = Settings.graceful_eviction_timeout
-        # what keeps each task alive (karmactl/controllers/graceful_eviction.py)
-        lines.append("Graceful Eviction Tasks:")
-        for t in tasks:
-            if t.get("suppressDeletion") is not None:
-                until = "until a user sets suppressDeletion: false" if t["suppressDeletion"] else "released (dropped next run)"
-            elif t.get("creationTimestamp"):
-                grace = t.get("gracePeriodSeconds")
-                timeout, source = (grace, "gracePeriodSeconds") if grace is not None else (default_timeout, "gracefulEvictionTimeout")
-                try:
-                    end = add_seconds(t["creationTimestamp"], float(timeout))
-                except ValueError:
-                    end = "?"
-                until = f"until substitutes are healthy or {end} ({source} {float(timeout):g}s)"
-            else:
-                until = "new (stamped next run)"
-            replicas = f" replicas={t['replicas']}" if t.get("replicas") is not None else ""
-            lines.append(f"  {t.get('fromCluster')}: reason={t.get('reason')} producer={t.get('producer')} "
-                         f"purgeMode={t.get('purgeMode', '')}{replicas} created={t.get('creationTimestamp', '')}")
-            lines.append(f"    kept {until}")
+        lines += _eviction_task_lines(snap, tasks)
     history = list(spec.get("activeEvictionHistory") or []) + list((binding.get("status") or {}).get("activeEvictionHistory") or [])
     if history:
-        # application failover's blockPredecessorSeconds (karmactl/controllers/application_failover.py)
-        app = (spec.get("failover") or {}).get("application") or {}
-        block = app.get("blockPredecessorSeconds", 600)
-        lines.append("Active Eviction History:")
-        for e in history:
-            created = e.get("creationTimestamp", "")
-            if block == 0:
-                blocked = "blocked for good (blockPredecessorSeconds 0)"
-            else:
-                try:
-                    end = add_seconds(created, block)
-                    blocked = f"blocked until {end}" if parse_time(now) < parse_time(end) else f"expired at {end}"
-                except ValueError:
-                    blocked = "blocked"
-            lines.append(f"  {e.get('clusterName')}: evicted {created}, {blocked}")
+        lines += _eviction_history_lines(spec, history, now)
     return ("\n".join(lines) + "\n") if lines else ""
+
+
+def _eviction_task_lines(snap, tasks: list) -> list[str]:
+    """``Graceful Eviction Tasks:`` and what keeps each task alive (karmactl/controllers/graceful_eviction.py)."""
+    from karmactl.api.objects import add_seconds
+    from karmactl.api.snapshot import Settings
+
+    try:
+        default_timeout = Settings.from_snapshot(snap).graceful_eviction_timeout
+    except ValueError:
+        default_timeout = Settings.graceful_eviction_timeout
+    lines = ["Graceful Eviction Tasks:"]
+    for t in tasks:
+        if t.get("suppressDeletion") is not None:
+            until = "until a user sets suppressDeletion: false" if t["suppressDeletion"] else "released (dropped next run)"
+        elif t.get("creationTimestamp"):
+            grace = t.get("gracePeriodSeconds")
+            timeout, source = (grace, "gracePeriodSeconds") if grace is not None else (default_timeout, "gracefulEvictionTimeout")
+            try:
+                end = add_seconds(t["creationTimestamp"], float(timeout))
+            except ValueError:
+                end = "?"
+            until = f"until substitutes are healthy or {end} ({source} {float(timeout):g}s)"
+        else:
+            until = "new (stamped next run)"
+        replicas = f" replicas={t['replicas']}" if t.get("replicas") is not None else ""
+        lines.append(f"  {t.get('fromCluster')}: reason={t.get('reason')} producer={t.get('producer')} "
+                     f"purgeMode={t.get('purgeMode', '')}{replicas} created={t.get('creationTimestamp', '')}")
+        lines.append(f"    kept {until}")
+    return lines
+
+
+def _eviction_history_lines(spec: dict, history: list, now: str) -> list[str]:
+    """``Active Eviction History:`` with application failover's blockPredecessorSeconds
+    (karmactl/controllers/application_failover.py)."""
+    from karmactl.api.objects import add_seconds, parse_time
+
+    app = (spec.get("failover") or {}).get("application") or {}
+    block = app.get("blockPredecessorSeconds", 600)
+    lines = ["Active Eviction History:"]
+    for e in history:
+        created = e.get("creationTimestamp", "")
+        if block == 0:
+            blocked = "blocked for good (blockPredecessorSeconds 0)"
+        else:
+            try:
+                end = add_seconds(created, block)
+                blocked = f"blocked until {end}" if parse_time(now) < parse_time(end) else f"expired at {end}"
+            except ValueError:
+                blocked = "blocked"
+        lines.append(f"  {e.get('clusterName')}: evicted {created}, {blocked}")
+    return lines

@@ -4,20 +4,22 @@
 
 The parameters of the root command and of :data:`LIGHT_COMMANDS` are generated into
 ``static_cli.json`` from the typer app (:func:`karmactl.cli.completing.params_of`), so the typer
-declarations in :mod:`karmactl.cli.app` stay the one definition of the flags. :func:`parse` reads the
+declarations of the command modules (``karmactl/cli/cmd/``) stay the one definition of the flags. :func:`parse` reads the
 plain forms click reads the same way (``--opt VALUE``, ``--opt=VALUE``, ``-o VALUE``, ``-oVALUE``, flags,
 counts, repeated options, positional arguments anywhere after the command); for anything else (help,
 ``--version``, an unknown or combined flag, a missing value, a value that starts with ``-``, ``--``,
 a wrong number of arguments) it returns None and the typer app parses the line, so errors and their
-wording are click's. Both paths call the same functions of :mod:`karmactl.cli.commands`.
+wording are click's. Both paths call the same functions of the command modules (:data:`LIGHT_COMMANDS`).
 """
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-# command -> the function of karmactl.cli.commands its typer command calls with the same parameters
-LIGHT_COMMANDS = {"get": "get_from_flags", "describe": "describe_from_args", "reconcile": "reconcile_cmd"}
+# command -> (its module, the function its typer command calls with the same parameters)
+LIGHT_COMMANDS = {"get": ("karmactl.cli.cmd.get", "get_from_flags"),
+                  "describe": ("karmactl.cli.cmd.describe", "describe_from_args"),
+                  "reconcile": ("karmactl.cli.cmd.reconcile", "reconcile_cmd")}
 
 
 class _Unsure(Exception):
@@ -139,9 +141,12 @@ def run(argv: list[str]) -> bool:
     if parsed is None:
         return False
     glob, command, values = parsed
-    from karmactl.cli import commands
+    import importlib
 
-    c = commands.start_context(glob["state"], glob["now"], glob["verbose"], glob["lock_timeout"], command,
-                               glob.get("kubeconfig_dir"), glob.get("allow_exec_plugins"))
-    getattr(commands, LIGHT_COMMANDS[command])(c, **values)
+    from karmactl.cli.context import start_context
+
+    module, function = LIGHT_COMMANDS[command]
+    c = start_context(glob["state"], glob["now"], glob["verbose"], glob["lock_timeout"], command,
+                      glob.get("kubeconfig_dir"), glob.get("allow_exec_plugins"))
+    getattr(importlib.import_module(module), function)(c, **values)
     return True

@@ -42,13 +42,34 @@ def _json_cell(value) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":")) if isinstance(value, (dict, list)) else str(value)
 
 
+def _status(o: dict) -> dict:
+    return o.get("status") or {}
+
+
+def _spec(o: dict) -> dict:
+    return o.get("spec") or {}
+
+
+_NAME = ("NAME", lambda o, now: o["metadata"]["name"])
+_AGE = ("AGE", lambda o, now: human_age((o.get("metadata") or {}).get("creationTimestamp"), now))
+
+
 def columns_for(info: KindInfo, wide: bool):
     """``[(HEADER, f(obj, now) -> str)]`` for a kind (NAME and AGE included)."""
-    age = ("AGE", lambda o, now: human_age((o.get("metadata") or {}).get("creationTimestamp"), now))
-    name = ("NAME", lambda o, now: o["metadata"]["name"])
     k = info.kind
-    st = lambda o: o.get("status") or {}
-    sp = lambda o: o.get("spec") or {}
+    if k == "Cluster":
+        return _cluster_columns(wide)
+    if k == "Event" and info.group == "events.k8s.io":
+        return event_columns(wide)
+    cols = _karmada_columns(k, wide)
+    if cols is None:
+        cols = _workload_columns(k, wide)
+    return cols if cols is not None else [_NAME, _AGE]
+
+
+def _karmada_columns(k: str, wide: bool):
+    """The columns of Karmada's kinds but Cluster (their CRDs' ``additionalPrinterColumns``); None for others."""
+    st, sp, name, age = _status, _spec, _NAME, _AGE
     if k in ("PropagationPolicy", "ClusterPropagationPolicy"):
         return [name, ("CONFLICT-RESOLUTION", lambda o, n: str(sp(o).get("conflictResolution", ""))),
                 ("PRIORITY", lambda o, n: str(sp(o).get("priority", 0))), age]
@@ -61,24 +82,34 @@ def columns_for(info: KindInfo, wide: bool):
         if wide:
             cols.append(("DISPATCHING", lambda o, n: _cond(o, "Dispatching")))
         return cols + [age]
-    if k == "Cluster":
-        cols = [name, ("VERSION", lambda o, n: str(st(o).get("kubernetesVersion", ""))),
-                ("MODE", lambda o, n: str(sp(o).get("syncMode", ""))),
-                ("READY", lambda o, n: _cond(o, "Ready", "Unknown")), age]
-        if wide:
-            cols += [("ZONES", lambda o, n: _or_none(",".join(sp(o).get("zones") or []))),
-                     ("REGION", lambda o, n: _or_none(sp(o).get("region"))),
-                     ("PROVIDER", lambda o, n: _or_none(sp(o).get("provider"))),
-                     ("API-ENDPOINT", lambda o, n: str(sp(o).get("apiEndpoint", ""))),
-                     ("PROXY-URL", lambda o, n: _or_none(sp(o).get("proxyURL"))),
-                     ("REMEDY-ACTIONS", lambda o, n: _or_none(",".join(st(o).get("remedyActions") or [])))]
-        return cols
     if k == "MultiClusterIngress":
         return [name, ("TRAFFIC-BLOCKED", lambda o, n: _or_none(",".join(st(o).get("trafficBlockClusters") or []))), age]
     if k == "FederatedResourceQuota":
         # the CRD's additionalPrinterColumns (type string: kubectl prints a map as compact JSON); no AGE
         return [name, ("OVERALL", lambda o, n: _json_cell(st(o).get("overall"))),
                 ("OVERALL_USED", lambda o, n: _json_cell(st(o).get("overallUsed")))]
+    return None
+
+
+def _cluster_columns(wide: bool):
+    """The aggregated API server's table for Clusters (semantics §11.4)."""
+    st, sp = _status, _spec
+    cols = [_NAME, ("VERSION", lambda o, n: str(st(o).get("kubernetesVersion", ""))),
+            ("MODE", lambda o, n: str(sp(o).get("syncMode", ""))),
+            ("READY", lambda o, n: _cond(o, "Ready", "Unknown")), _AGE]
+    if wide:
+        cols += [("ZONES", lambda o, n: _or_none(",".join(sp(o).get("zones") or []))),
+                 ("REGION", lambda o, n: _or_none(sp(o).get("region"))),
+                 ("PROVIDER", lambda o, n: _or_none(sp(o).get("provider"))),
+                 ("API-ENDPOINT", lambda o, n: str(sp(o).get("apiEndpoint", ""))),
+                 ("PROXY-URL", lambda o, n: _or_none(sp(o).get("proxyURL"))),
+                 ("REMEDY-ACTIONS", lambda o, n: _or_none(",".join(st(o).get("remedyActions") or [])))]
+    return cols
+
+
+def _workload_columns(k: str, wide: bool):
+    """kubectl's standard columns of the built-in workload kinds, Services and Pods; None for others."""
+    st, sp, name, age = _status, _spec, _NAME, _AGE
     if k in ("Deployment", "StatefulSet", "ReplicaSet"):
         cols = [name, ("READY", lambda o, n: f"{st(o).get('readyReplicas', 0)}/{sp(o).get('replicas', 1 if 'replicas' not in sp(o) else 0)}")]
         if k == "Deployment":
@@ -97,9 +128,7 @@ def columns_for(info: KindInfo, wide: bool):
                 age]
     if k == "Pod":
         return [name, ("STATUS", lambda o, n: str(st(o).get("phase", "Pending"))), age]
-    if k == "Event" and info.group == "events.k8s.io":
-        return event_columns(wide)
-    return [name, age]
+    return None
 
 
 def event_columns(wide: bool):
@@ -209,8 +238,6 @@ def render(objs: list[tuple[KindInfo, dict]], fmt: str | None, now: str, single:
     Raises:
         ValueError: unknown or refused format, a bad jsonpath template or custom-columns spec.
     """
-    from karmactl.api import jsonpath
-
     plain = [o for _, o in objs]
     kinds = list(dict.fromkeys(info for info, _ in objs))
     if fmt in (None, "", "wide"):
@@ -218,14 +245,7 @@ def render(objs: list[tuple[KindInfo, dict]], fmt: str | None, now: str, single:
                                extra=extra, with_kind=with_kind or len(kinds) > 1, no_headers=no_headers,
                                label_columns=label_columns, show_labels=show_labels) for k in kinds]
         return "\n".join(tables)
-    name, _, arg = fmt.partition("=")
-    if name in ("jsonpath-file", "custom-columns-file", "go-template-file", "templatefile") and arg:
-        try:
-            with open(arg, encoding="utf-8") as f:
-                arg = f.read().strip()
-        except OSError as exc:
-            raise ValueError(f"error reading template {arg}: {exc.strerror}") from None
-        name = name.replace("-file", "").replace("templatefile", "template")
+    name, arg = _template_of(fmt)
     data = plain[0] if single else as_list(plain)
     if fmt == "json":
         return json.dumps(data, indent=4) + "\n"
@@ -235,6 +255,36 @@ def render(objs: list[tuple[KindInfo, dict]], fmt: str | None, now: str, single:
         return yamlio.dump(data)
     if fmt == "name":
         return "".join(f"{kind_prefix(info)}/{o['metadata']['name']}\n" for info, o in objs)
+    return _render_template(fmt, name, arg, data, plain, no_headers)
+
+
+def _template_of(fmt: str) -> tuple[str, str]:
+    """``(format name, template)`` of ``-o NAME=TEMPLATE``; a ``*-file`` format's template read from
+    its file (and its name without ``-file``).
+
+    Raises:
+        ValueError: the template file cannot be read.
+    """
+    name, _, arg = fmt.partition("=")
+    if name in ("jsonpath-file", "custom-columns-file", "go-template-file", "templatefile") and arg:
+        try:
+            with open(arg, encoding="utf-8") as f:
+                arg = f.read().strip()
+        except OSError as exc:
+            raise ValueError(f"error reading template {arg}: {exc.strerror}") from None
+        name = name.replace("-file", "").replace("templatefile", "template")
+    return name, arg
+
+
+def _render_template(fmt: str, name: str, arg: str, data, plain: list, no_headers: bool) -> str:
+    """``-o jsonpath=``, ``jsonpath-as-json=`` and ``custom-columns=`` over ``data`` (the object, or a
+    List of ``plain``).
+
+    Raises:
+        ValueError: a bad template, Go templates, an unknown format.
+    """
+    from karmactl.api import jsonpath
+
     if name in ("jsonpath", "jsonpath-as-json") and arg:
         if name == "jsonpath-as-json":
             values = [v for m in _jsonpath_exprs(arg) for v in jsonpath.find(m, data)]
@@ -331,3 +381,23 @@ def _tree(value, depth: int, lines: list[str]) -> None:
                 lines.append(f"{pad}{_scalar(item)}")
     else:
         lines.append(f"{pad}{_scalar(value)}")
+
+
+def print_one(c, info, obj: dict, output: str | None, message: str) -> None:
+    """The object ``obj`` of ``info`` in an ``-o`` format (``c`` a :class:`karmactl.cli.context.Context`), else
+    kubectl's one-line ``message`` (``patch``, ``create``).
+
+    Raises:
+        CLIError: an unknown format or bad template (exit 2).
+    """
+    import sys
+
+    from karmactl.cli.context import CLIError, out
+
+    if not output:
+        out(message)
+        return
+    try:
+        sys.stdout.write(render([(info, obj)], output, c.now, single=True))
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None

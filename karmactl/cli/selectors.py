@@ -84,79 +84,108 @@ def parse_label_selector(text: str) -> dict:
     Raises:
         CLIError: anything Kubernetes' selector parser rejects (exit 2), naming the part.
     """
-    toks = _tokens(text)
-    labels: dict = {}
-    exprs: list = []
-    i = 0
+    return _LabelSelectorParser(text).parse()
 
-    def fail(why: str):
-        raise CLIError(f'unable to parse requirement: {why} (in selector "{text}")')
 
-    while i < len(toks):
-        neg = toks[i] == "!"
+class _LabelSelectorParser:
+    """One pass over the tokens of a label selector (``apimachinery/pkg/labels/selector.go``'s Parser):
+    requirements separated by commas, each ``[!]KEY [OPERATOR VALUES]``."""
+
+    def __init__(self, text: str):
+        self.text, self.toks, self.i = text, _tokens(text), 0
+        self.labels: dict = {}
+        self.exprs: list = []
+
+    def fail(self, why: str):
+        raise CLIError(f'unable to parse requirement: {why} (in selector "{self.text}")')
+
+    def _peek(self, default: str = "") -> str:
+        return self.toks[self.i] if self.i < len(self.toks) else default
+
+    def parse(self) -> dict:
+        while self.i < len(self.toks):
+            self._requirement()
+            self._separator()
+        return {"matchLabels": self.labels, "matchExpressions": self.exprs}
+
+    def _requirement(self) -> None:
+        toks = self.toks
+        neg = toks[self.i] == "!"
         if neg:
-            i += 1
-        if i >= len(toks) or toks[i] in _OPERATORS:
-            fail(f'found "{toks[i] if i < len(toks) else ""}", expected: identifier')
-        key = toks[i]
-        _check_key(key, text)
-        i += 1
-        nxt = toks[i] if i < len(toks) else ","
+            self.i += 1
+        if self.i >= len(toks) or toks[self.i] in _OPERATORS:
+            self.fail(f'found "{self._peek()}", expected: identifier')
+        key = toks[self.i]
+        _check_key(key, self.text)
+        self.i += 1
+        nxt = self._peek(",")
         if neg:
             if nxt != ",":
-                fail(f'found "{nxt}", expected: "," or end of selector after "!{key}"')
-            exprs.append({"key": key, "operator": "DoesNotExist"})
+                self.fail(f'found "{nxt}", expected: "," or end of selector after "!{key}"')
+            self.exprs.append({"key": key, "operator": "DoesNotExist"})
         elif nxt == ",":
-            exprs.append({"key": key, "operator": "Exists"})
+            self.exprs.append({"key": key, "operator": "Exists"})
         elif nxt in ("=", "==", "!=", ">", "<"):
-            i += 1
-            value = toks[i] if i < len(toks) and toks[i] not in _OPERATORS else ""
-            if value:
-                i += 1
-            if nxt in (">", "<"):
-                if not re.fullmatch(r"-?\d+", value):
-                    fail(f'for "{nxt}" operator, the value must be an integer, got "{value}"')
-                exprs.append({"key": key, "operator": "Gt" if nxt == ">" else "Lt", "values": [value]})
-            else:
-                _check_value(value, text)
-                if nxt == "!=":
-                    exprs.append({"key": key, "operator": "NotIn", "values": [value]})
-                elif key in labels and labels[key] != value:
-                    exprs.append({"key": key, "operator": "In", "values": [value]})
-                else:
-                    labels[key] = value
+            self._value_requirement(key, nxt)
         elif nxt in ("in", "notin"):
-            i += 1
-            if i >= len(toks) or toks[i] != "(":
-                fail(f'found "{toks[i] if i < len(toks) else ""}", expected: "("')
-            i += 1
-            values = []
-            while True:
-                if i >= len(toks):
-                    fail('found "", expected: ")"')
-                if toks[i] == ")":
-                    i += 1
-                    break
-                if toks[i] == ",":
-                    i += 1
-                    continue
-                if toks[i] in _OPERATORS:
-                    fail(f'found "{toks[i]}", expected: "," or ")"')
-                _check_value(toks[i], text)
-                values.append(toks[i])
-                i += 1
-            if not values:
-                fail(f'for "{nxt}" operator, values set can\'t be empty')
-            exprs.append({"key": key, "operator": "In" if nxt == "in" else "NotIn", "values": values})
+            self._set_requirement(key, nxt)
         else:
-            fail(f'found "{nxt}", expected: in, notin, =, ==, !=, gt, lt')
-        if i < len(toks):
-            if toks[i] != ",":
-                fail(f'found "{toks[i]}", expected: ","')
-            i += 1
-            if i >= len(toks):
-                fail('found "", expected: identifier after ","')
-    return {"matchLabels": labels, "matchExpressions": exprs}
+            self.fail(f'found "{nxt}", expected: in, notin, =, ==, !=, gt, lt')
+
+    def _value_requirement(self, key: str, op: str) -> None:
+        """``KEY=V``, ``KEY==V``, ``KEY!=V``, ``KEY>N``, ``KEY<N`` (the operator not read yet)."""
+        toks = self.toks
+        self.i += 1
+        value = toks[self.i] if self.i < len(toks) and toks[self.i] not in _OPERATORS else ""
+        if value:
+            self.i += 1
+        if op in (">", "<"):
+            if not re.fullmatch(r"-?\d+", value):
+                self.fail(f'for "{op}" operator, the value must be an integer, got "{value}"')
+            self.exprs.append({"key": key, "operator": "Gt" if op == ">" else "Lt", "values": [value]})
+            return
+        _check_value(value, self.text)
+        if op == "!=":
+            self.exprs.append({"key": key, "operator": "NotIn", "values": [value]})
+        elif key in self.labels and self.labels[key] != value:
+            self.exprs.append({"key": key, "operator": "In", "values": [value]})
+        else:
+            self.labels[key] = value
+
+    def _set_requirement(self, key: str, op: str) -> None:
+        """``KEY in (A,B)``, ``KEY notin (A)`` (the operator not read yet)."""
+        toks = self.toks
+        self.i += 1
+        if self.i >= len(toks) or toks[self.i] != "(":
+            self.fail(f'found "{self._peek()}", expected: "("')
+        self.i += 1
+        values = []
+        while True:
+            if self.i >= len(toks):
+                self.fail('found "", expected: ")"')
+            if toks[self.i] == ")":
+                self.i += 1
+                break
+            if toks[self.i] == ",":
+                self.i += 1
+                continue
+            if toks[self.i] in _OPERATORS:
+                self.fail(f'found "{toks[self.i]}", expected: "," or ")"')
+            _check_value(toks[self.i], self.text)
+            values.append(toks[self.i])
+            self.i += 1
+        if not values:
+            self.fail(f'for "{op}" operator, values set can\'t be empty')
+        self.exprs.append({"key": key, "operator": "In" if op == "in" else "NotIn", "values": values})
+
+    def _separator(self) -> None:
+        """The comma after a requirement, unless it is the last."""
+        if self.i < len(self.toks):
+            if self.toks[self.i] != ",":
+                self.fail(f'found "{self.toks[self.i]}", expected: ","')
+            self.i += 1
+            if self.i >= len(self.toks):
+                self.fail('found "", expected: identifier after ","')
 
 
 def parse_field_selector(text: str, fields: tuple) -> list[tuple[str, bool, str]]:

@@ -202,7 +202,7 @@ def wake(snap, now: str, settings) -> list:
     cluster with NoExecute taints, the earliest toleration window end (:func:`eviction_due`), or
     ``now`` when an eviction is due but still waits (its state could not be read).
 
-    Returns ``[(binding key, RFC 3339 time)]`` (``karmactl/store/runindex.py`` recomputes a binding
+    Returns ``[(binding key, RFC 3339 time)]`` (``karmactl/incremental/runindex.py`` recomputes a binding
     from that time on); nothing while cluster failover is off.
     """
     if not settings.cluster_failover:

@@ -53,7 +53,7 @@ class Step(NamedTuple):
     snapshot (a fixpoint at ``now``), from when on the step could change something although no
     input changed: a toleration window or grace period that ends, a TTL. None stands for the whole
     state (not one binding); a time equal to ``now`` means "at every run". Incremental runs
-    (``karmactl/store/runindex.py``) recompute a binding, or everything, once its time is reached;
+    (``karmactl/incremental/runindex.py``) recompute a binding, or everything, once its time is reached;
     a step without ``wake`` must give the same result at any later time.
     """
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from karmactl.cli import commands, light
+from karmactl.cli import light
+from karmactl.cli.cmd import describe, get, reconcile
 from karmactl.cli.main import hoist_global_options
 from karmactl.store import fsio
 from karmactl.store.state import StateStore, validation_tag
@@ -50,9 +51,9 @@ def _record(monkeypatch) -> list:
             calls.append((command, (c._state, c.now_text, c.verbose, c.command), kwargs))
         return record
 
-    monkeypatch.setattr(commands, "get_from_flags", recorder("get"))
-    monkeypatch.setattr(commands, "describe_from_args", recorder("describe"))
-    monkeypatch.setattr(commands, "reconcile_cmd", recorder("reconcile"))
+    monkeypatch.setattr(get, "get_from_flags", recorder("get"))
+    monkeypatch.setattr(describe, "describe_from_args", recorder("describe"))
+    monkeypatch.setattr(reconcile, "reconcile_cmd", recorder("reconcile"))
     monkeypatch.setattr(fsio, "LOCK_TIMEOUT", fsio.LOCK_TIMEOUT)  # restored after the test
     return calls
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from karmactl.cli.failover_cmds import parse_taint, parse_taint_args
+from karmactl.cli.cmd.taint import parse_taint, parse_taint_args
 from karmactl.cli.context import CLIError
 
 from tests.conftest import write

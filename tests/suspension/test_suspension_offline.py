@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from karmactl.cli.ops_cmds import desired_suspension
+from karmactl.cli.cmd.suspend import desired_suspension
 from tests.conftest import NOW, cluster_yaml, write
 
 DEPLOY = """

@@ -1,7 +1,7 @@
-"""``karmactl taint``, ``cordon`` and ``uncordon``: cluster taints as karmadactl sets them (semantics §11.2).
+"""``karmactl taint``: cluster taints as karmadactl sets them (semantics §11.2).
 
-Follows ``pkg/karmadactl/taint/taint.go``, ``pkg/karmadactl/cordon/cordon.go`` and
-``pkg/util/lifted/taint.go`` (kubectl's taint parsing). The commands edit ``spec.taints`` of the
+Follows ``pkg/karmadactl/taint/taint.go`` and
+``pkg/util/lifted/taint.go`` (kubectl's taint parsing). The command edits ``spec.taints`` of the
 Cluster in **its own user file**, in place (comments and layout kept, ``karmactl/store/edit.py``):
 user taints stay apart from the taints the cluster controller manages in the Cluster's overlay
 (``karmactl/controllers/cluster_taints.py``), so ``taint ...-`` never removes a controller taint.
@@ -15,7 +15,8 @@ from typing import List
 import typer
 
 from karmactl.api import constants as C
-from karmactl.cli.context import CLIError, ExitCode, out
+from karmactl.cli.clusters import edit_cluster_taints
+from karmactl.cli.context import CLIError, out
 
 MODIFIED, TAINTED, UNTAINTED = "modified", "tainted", "untainted"
 _EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
@@ -130,36 +131,6 @@ def update_taints(name: str, taints: list[dict], add: list[dict], remove: list[d
     return (TAINTED if added else UNTAINTED), new
 
 
-def _edit_cluster_taints(c, name: str, change) -> str | None:
-    """Load the Cluster's user file, apply ``change(cluster_name, taints) -> (message, taints | None)``,
-    write it back in place. Returns the message."""
-    from karmactl.store import edit
-    from karmactl.store.fsio import state_lock
-    from karmactl.store.state import StateStore
-
-    store = StateStore(c.state)
-    key = ("cluster.karmada.io", "Cluster", "", name)
-    with state_lock(store.root):
-        index = edit.index_user_objects(store)
-        src = index.get(key)
-        if src is None:
-            raise CLIError(f'Error from server (NotFound): clusters.cluster.karmada.io "{name}" not found', ExitCode.NOT_FOUND)
-        docs = store.read_documents(store.root / src.path, src.path)
-        obj = next(o for o, i, _line in docs if i == src.index)
-        taints = list(((obj.get("spec") or {}).get("taints")) or [])
-        message, new = change(name, taints)
-        if new is not None and new != taints:
-            obj = dict(obj)
-            spec = dict(obj.get("spec") or {})
-            if new:
-                spec["taints"] = new
-            else:
-                spec.pop("taints", None)
-            obj["spec"] = spec
-            edit.replace_object(store, src, obj)
-    return message
-
-
 def taint_cmd(c, args: list[str], overwrite: bool, dry_run: bool) -> None:
     """``karmactl taint clusters NAME... KEY[=VAL]:EFFECT ... | KEY[:EFFECT]-``."""
     resources, add, remove = parse_taint_args(args)
@@ -183,29 +154,11 @@ def taint_cmd(c, args: list[str], overwrite: bool, dry_run: bool) -> None:
         def change(cname, taints):
             op, new = update_taints(cname, taints, add, remove, overwrite, c.now)
             return f"cluster/{cname} {op}", (None if dry_run else new)
-        out(_edit_cluster_taints(c, name, change))
-
-
-def cordon_cmd(c, name: str, cordon: bool, dry_run: bool) -> None:
-    """``karmactl cordon|uncordon NAME``: add/remove ``cluster.karmada.io/unschedulable:NoSchedule``."""
-    probe = {"key": C.TAINT_UNSCHEDULABLE, "effect": C.EFFECT_NO_SCHEDULE}
-    verb = "cordon" if cordon else "uncordon"
-
-    def change(cname, taints):
-        present = any(t.get("key") == probe["key"] and t.get("effect") == probe["effect"] for t in taints)
-        if present == cordon:
-            return f"{cname} cluster already {verb}ed", None
-        if cordon:
-            new = taints + [dict(probe)]
-        else:
-            new = [t for t in taints if not (t.get("key") == probe["key"] and t.get("effect") == probe["effect"])]
-        return f"{cname} cluster {verb}ed", (None if dry_run else new)
-
-    out(_edit_cluster_taints(c, name, change))
+        out(edit_cluster_taints(c, name, change))
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``taint``, ``cordon`` and ``uncordon`` to the ``karmactl`` app."""
+    """Add ``taint`` to the app."""
 
     @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
     def taint(ctx: typer.Context,
@@ -214,15 +167,3 @@ def register(app: typer.Typer) -> None:
               dry_run: bool = typer.Option(False, "--dry-run", help="Print what would change; write nothing.")):
         """Update the taints on one or more clusters (karmadactl taint), in the Cluster's own file."""
         taint_cmd(ctx.obj, list(args) + list(ctx.args), overwrite, dry_run)
-
-    @app.command()
-    def cordon(ctx: typer.Context, name: str = typer.Argument(..., help="Cluster name."),
-               dry_run: bool = typer.Option(False, "--dry-run")):
-        """Mark a cluster unschedulable (taint cluster.karmada.io/unschedulable:NoSchedule)."""
-        cordon_cmd(ctx.obj, name, True, dry_run)
-
-    @app.command()
-    def uncordon(ctx: typer.Context, name: str = typer.Argument(..., help="Cluster name."),
-                 dry_run: bool = typer.Option(False, "--dry-run")):
-        """Mark a cluster schedulable again (remove cluster.karmada.io/unschedulable:NoSchedule)."""
-        cordon_cmd(ctx.obj, name, False, dry_run)

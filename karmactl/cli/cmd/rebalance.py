@@ -40,7 +40,7 @@ def rebalance_cmd(c: Context, targets: list[str], namespace: str, name: str | No
             WorkloadRebalancer of that name that exists already (exit 2).
     """
     from karmactl.api.kinds import KindRegistry
-    from karmactl.cli.commands import load_snapshot, store_of
+    from karmactl.cli.stores import load_snapshot, store_of
     from karmactl.cli.objects import find, not_found, resolve_kind
     from karmactl.store.edit import append_new
     from karmactl.store.fsio import state_lock

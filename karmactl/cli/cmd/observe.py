@@ -83,7 +83,7 @@ def observe_cmd(c: Context, target: str, cluster: str, health: str | None, statu
         InputError: an unreadable or malformed ``--status-file``.
     """
     from karmactl import interpreter
-    from karmactl.cli.commands import load_snapshot, store_of
+    from karmactl.cli.stores import load_snapshot, store_of
     from karmactl.cli.objects import find, not_found, resolve_kind
     from karmactl.controllers import execution as X
     from karmactl.controllers import work_status
@@ -177,7 +177,7 @@ def observe_endpointslices_cmd(c: Context, target: str, cluster: str, path: str,
             Work on that cluster (not one of its Ready providers; exit 1).
         InputError: an unreadable or malformed file.
     """
-    from karmactl.cli.commands import load_snapshot, store_of
+    from karmactl.cli.stores import load_snapshot, store_of
     from karmactl.cli.objects import find, not_found, resolve_kind
     from karmactl.controllers import multicluster_service as mcs
     from karmactl.api.names import execution_namespace, work_name

@@ -96,7 +96,7 @@ def export_cmd(c: Context, target: Path, check: bool, kube_apiserver: str | None
 def _inputs(c: Context) -> tuple[list, dict]:
     """The user's objects as written (aliases not yet rewritten, no defaults) with ``file:line``,
     after the whole state directory loaded and validated; and each Cluster's access."""
-    from karmactl.cli.commands import load_snapshot, store_of
+    from karmactl.cli.stores import load_snapshot, store_of
     from karmactl.members.kubeconfig import AccessError, resolve_access
     from karmactl.reconcile import settings_of
     from karmactl.store.state import check_object

@@ -9,9 +9,13 @@ template (``kubectl/pkg/explain/v2/templates/plaintext.tmpl``).
 """
 from __future__ import annotations
 
+import sys
 import textwrap
 
+import typer
+
 from karmactl.cli.context import CLIError
+from karmactl.cli.stores import registry_of
 
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
@@ -112,7 +116,7 @@ def root_node(info) -> Node:
     return _openapi_node({"$ref": "#/$defs/" + name})
 
 
-def explain(info, path: list[str], recursive: bool) -> str:
+def explain_text(info, path: list[str], recursive: bool) -> str:
     """kubectl explain's text for ``info`` and a field path (``["spec", "replicas"]``).
 
     Raises:
@@ -164,3 +168,25 @@ def _tree(node: Node, depth: int, lines: list[str], seen: int) -> None:
         lines.append(f"{'  ' * depth}{name}\t<{child.type}>{req}")
         if child.type.endswith("Object"):
             _tree(child, depth + 1, lines, seen)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``explain`` to the app."""
+
+    @app.command()
+    def explain(ctx: typer.Context, target: str = typer.Argument(..., metavar="TYPE[.FIELD...]",
+                                                                 help="e.g. deploy.spec.replicas, pp.spec.placement"),
+                recursive: bool = typer.Option(False, "--recursive", help="Every field, nested, names and types only.")):
+        """Describe a kind's fields from its schema (kubectl explain)."""
+        from karmactl.cli.kindnames import lookup_kind
+
+        registry = registry_of(ctx.obj)
+        parts = target.split(".")
+        # the longest prefix that names a kind: deploy, deployments.apps, deployment.v1.apps
+        for n in range(min(3, len(parts)), 0, -1):
+            info = lookup_kind(registry, ".".join(parts[:n]))
+            if info is not None:
+                break
+        else:
+            raise CLIError(f'the server doesn\'t have a resource type "{parts[0]}"')
+        sys.stdout.write(explain_text(info, parts[n:], recursive))

@@ -1,0 +1,78 @@
+"""``karmactl demo``: the whole tour in one command: local-up, apply the nginx sample, reconcile until
+ready, show the results (with the helpers those commands use: :mod:`karmactl.cli.membership`,
+:mod:`karmactl.cli.applying`, :mod:`karmactl.cli.converging`, :mod:`karmactl.cli.listing`)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from karmactl.cli.applying import apply_cmd
+from karmactl.cli.context import CLIError, Context, ExitCode, err, out
+from karmactl.cli.converging import wait_converged
+from karmactl.cli.flags import parse_duration
+from karmactl.cli.listing import GetOptions, get_cmd
+from karmactl.cli.membership import KUBE_APISERVER_HELP, local_up
+from karmactl.cli.stores import member_layer
+
+MEMBERS_MISSING = "member support is not installed (karmactl.members.layer)"
+
+
+def _default_manifests() -> Path:
+    here = Path("manifests") / "nginx"
+    if here.is_dir():
+        return here
+    repo = Path(__file__).resolve().parents[3] / "manifests" / "nginx"
+    if repo.is_dir():
+        return repo
+    raise CLIError("no sample manifests found (looked for ./manifests/nginx and the karmactl source tree); pass --manifests DIR")
+
+
+def demo(c: Context, manifests: Path | None = None, count: int = 3, timeout: float = 60.0,
+         kube_apiserver: str | None = None) -> None:
+    """local-up (emulators, or real kube-apiservers with ``kube_apiserver``), apply the sample,
+    reconcile until converged, then show clusters, bindings, Works, the member copies and the
+    kubectl command to look at member2 directly."""
+
+    manifests = manifests or _default_manifests()
+    if not Path(manifests).exists():
+        raise CLIError(f'the path "{manifests}" does not exist')
+    err(f"== local-up: {count} member clusters" + (f" on {kube_apiserver}" if kube_apiserver else ""))
+    members = local_up(c, count, kube_apiserver=kube_apiserver)
+    err(f"== apply -f {manifests}")
+    apply_cmd(c, [str(manifests)], True, False)
+    err("== reconcile until converged")
+    wait_converged(c, member_layer(c, missing=MEMBERS_MISSING, code=ExitCode.MEMBER_FAILURE), timeout)
+
+    def show(title: str, kind: str, **kw):
+        out(f"\n$ karmactl {title}")
+        fresh = Context(state=c.state, now_text=c.now_text, verbose=c.verbose)
+        sys.stdout.flush()
+        get_cmd(fresh, [kind], GetOptions(ignore_not_found=True, **kw))
+
+    show("get clusters", "clusters")
+    show("get deploy", "deployments")
+    show("get rb", "resourcebindings")
+    show("get works -A", "works", all_namespaces=True)
+    show("get deploy -s members", "deployments", scope="members")
+    kubeconfig = next((m["kubeconfig"] for m in members if m["name"] == "member2"), members[-1]["kubeconfig"])
+    out("\nLook at a member with kubectl:")
+    out(f"  kubectl --kubeconfig {kubeconfig} get deploy nginx -n default")
+    out("Stop the members with: karmactl local-down" + (f" --state {c.state}" if str(c.state) != "state" else ""))
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``demo`` to the app."""
+    kube_apiserver_option = typer.Option(None, "--kube-apiserver", envvar="KARMACTL_KUBE_APISERVER", metavar="PATH",
+                                         help=KUBE_APISERVER_HELP)
+
+    @app.command("demo", rich_help_panel="Local members")
+    def demo_command(ctx: typer.Context,
+                     manifests: Optional[Path] = typer.Option(None, "--manifests", help="Directory to apply (default manifests/nginx)."),
+                     timeout: str = typer.Option("60s", "--timeout", help="How long to wait for convergence."),
+                     members: int = typer.Option(3, "--members", help="Number of members (member1..N; the sample uses member1 and member2)."),
+                     kube_apiserver: Optional[str] = kube_apiserver_option):
+        """The tour: local-up, apply the nginx sample, reconcile until ready, show the results."""
+        demo(ctx.obj, manifests, members, parse_duration(timeout), kube_apiserver)
