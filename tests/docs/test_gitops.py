@@ -56,7 +56,10 @@ def _ci_checkout(origin: Path, where: Path, branch: str, servers) -> Path:
     return where
 
 
-def test_gitops_pipeline_plans_merges_reconciles_and_commits_status(tmp_path, two_members):
+def dev_repository(tmp_path: Path, servers, files: dict | None = None) -> tuple[Path, Path]:
+    """A bare ``origin`` and a developer's clone ``dev`` on branch main holding the nginx sample,
+    the repository's .gitignore, ``files`` (state-relative path -> text) and the members joined
+    (their kubeconfigs in the ignored runtime directory); nothing committed yet."""
     origin = tmp_path / "origin.git"
     _git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
     dev = tmp_path / "dev"
@@ -64,10 +67,17 @@ def test_gitops_pipeline_plans_merges_reconciles_and_commits_status(tmp_path, tw
     _git(dev, "checkout", "-q", "-b", "main")
     shutil.copytree(ROOT / "manifests" / "nginx", dev / "state" / "nginx")
     shutil.copy(ROOT / ".gitignore", dev / ".gitignore")
+    for rel, text in (files or {}).items():
+        (dev / "state" / rel).write_text(text)
     # join writes each Cluster with a kubeconfig path relative to the state directory
-    for srv in two_members:
+    for srv in servers:
         kubeconfig = srv.write_kubeconfig(str(dev / "state" / ".karmactl" / "kubeconfigs" / srv.name), context=srv.name)
         _run([sys.executable, "-m", "karmactl", "--state", "state", "join", srv.name, "--kubeconfig", kubeconfig], dev)
+    return origin, dev
+
+
+def test_gitops_pipeline_plans_merges_reconciles_and_commits_status(tmp_path, two_members):
+    origin, dev = dev_repository(tmp_path, two_members)
     assert "karmactl.io/kubeconfig: .karmactl/kubeconfigs/member1" in (dev / "state" / "clusters" / "member1.yaml").read_text()
     _git(dev, "add", "-A")
     assert ".karmactl" not in _git(dev, "status", "--porcelain")  # credentials never enter git

@@ -5,8 +5,6 @@ longer the branch tip applies nothing."""
 from __future__ import annotations
 
 import json
-import shutil
-import sys
 import time
 from pathlib import Path
 
@@ -14,7 +12,7 @@ import pytest
 
 from karmactl.emulator import MemberServer
 
-from tests.docs.test_gitops import ROOT, SCRIPT, _ci_checkout, _git, _run
+from tests.docs.test_gitops import SCRIPT, _ci_checkout, _git, _run, dev_repository
 
 SETTINGS = """apiVersion: v1
 kind: ConfigMap
@@ -47,17 +45,7 @@ def _ready_record(clone: Path, name: str) -> dict:
 
 def test_scheduled_runs_fail_over_a_dead_member_and_a_stale_job_applies_nothing(tmp_path, two_members):
     m1, m2 = two_members
-    origin = tmp_path / "origin.git"
-    _git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
-    dev = tmp_path / "dev"
-    _git(tmp_path, "clone", "-q", str(origin), str(dev))
-    _git(dev, "checkout", "-q", "-b", "main")
-    shutil.copytree(ROOT / "manifests" / "nginx", dev / "state" / "nginx")
-    shutil.copy(ROOT / ".gitignore", dev / ".gitignore")
-    (dev / "state" / "settings.yaml").write_text(SETTINGS)
-    for srv in two_members:
-        kubeconfig = srv.write_kubeconfig(str(dev / "state" / ".karmactl" / "kubeconfigs" / srv.name), context=srv.name)
-        _run([sys.executable, "-m", "karmactl", "--state", "state", "join", srv.name, "--kubeconfig", kubeconfig], dev)
+    origin, dev = dev_repository(tmp_path, two_members, {"settings.yaml": SETTINGS})
     _git(dev, "add", "-A")
     _git(dev, "commit", "-q", "-m", "nginx on member1 and member2, short thresholds")
     _git(dev, "push", "-q", "origin", "main")
