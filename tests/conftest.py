@@ -38,10 +38,10 @@ def _every_size_path(monkeypatch):
     suite checks that they behave exactly as the small-directory paths do."""
     if os.environ.get("KARMACTL_TEST_LARGE_PATHS") == "1":
         from karmactl.incremental import sharded
-        from karmactl.store import state as state_mod
+        from karmactl.store import parsing
 
         monkeypatch.setattr(sharded, "SHARD_MIN_OBJECTS", 0)
-        monkeypatch.setattr(state_mod, "PARALLEL_PARSE_MIN_FILES", 1)
+        monkeypatch.setattr(parsing, "PARALLEL_PARSE_MIN_FILES", 1)
 
 
 def _example_state_files() -> dict:

@@ -111,9 +111,9 @@ def show_notes(verbose: int) -> None:
     """Print karmactl's informational notes (files the state directory loader ignored...) on
     stderr as ``note: ...`` when ``verbose`` > 0, and drop them otherwise. Nothing is imported
     without ``-v`` (start-up time)."""
-    mod = sys.modules.get("karmactl.store.state")
+    mod = sys.modules.get("karmactl.store.notes")
     if verbose > 0 and mod is None:
-        from karmactl.store import state as mod
+        from karmactl.store import notes as mod
     if mod is not None:
         mod.note_sink = (lambda text: err(f"note: {text}")) if verbose > 0 else None
 

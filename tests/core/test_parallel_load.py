@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from karmactl import reconcile
-from karmactl.store import state as state_mod
+from karmactl.store import parsing
 from karmactl.store.state import InputError, StateStore
 from tests.conftest import NOW, cluster_yaml, write
 from tests.core.test_bad_input import CASES, GOOD_PP, tree_digest
@@ -27,7 +27,7 @@ spec:
 @pytest.fixture
 def parallel(monkeypatch):
     """Every load takes the worker-process path, however few files there are."""
-    monkeypatch.setattr(state_mod, "PARALLEL_PARSE_MIN_FILES", 1)
+    monkeypatch.setattr(parsing, "PARALLEL_PARSE_MIN_FILES", 1)
 
 
 def _mixed_state(root):
@@ -52,14 +52,14 @@ def test_parallel_load_equals_serial_load(tmp_path, monkeypatch):
     _mixed_state(tmp_path / "s")
     serial = _load(tmp_path / "s")
     (tmp_path / "s" / ".karmactl" / "cache" / "parsed.json").unlink()
-    monkeypatch.setattr(state_mod, "PARALLEL_PARSE_MIN_FILES", 1)
+    monkeypatch.setattr(parsing, "PARALLEL_PARSE_MIN_FILES", 1)
     par = _load(tmp_path / "s")
     assert par == serial
     assert ("example.com", "Gizmo", "default", "g1") in par[0]  # the custom resource was checked after its CRD
     # defaulting ran in the workers: the policy carries Karmada's defaults
     pp = par[0][("policy.karmada.io", "PropagationPolicy", "default", "nginx-propagation")]
     assert pp["spec"]["conflictResolution"] == "Abort" and pp["spec"]["resourceSelectors"][0]["namespace"] == "default"
-    # equal string values of different files are one object (state.share_strings): memory, not content
+    # equal string values of different files are one object (parsing.share_strings): memory, not content
     services = [par[0][("", "Service", f"n{i % 2}", f"s{i}")] for i in (0, 2, 4)]
     assert services[0]["metadata"]["namespace"] is services[1]["metadata"]["namespace"] is \
         services[2]["metadata"]["namespace"]

@@ -130,7 +130,7 @@ def test_workers_die_with_their_parent_and_free_the_lock(tmp_path):
     ready = tmp_path / "worker-ready"
     # large-directory paths (parse workers, compute shards) on a small directory; a shard worker
     # signals when it computes, then the parent is SIGKILLed
-    hook = (f"import karmactl.incremental.sharded as r, karmactl.store.state as s\n"
+    hook = (f"import karmactl.incremental.sharded as r, karmactl.store.parsing as s\n"
             f"r.SHARD_MIN_OBJECTS = 0\ns.PARALLEL_PARSE_MIN_FILES = 1\n_real = r._compute_shard\n"
             f"def _slow(i):\n    if i:\n        open({str(ready)!r}, 'w').close(); time.sleep(600)\n"
             f"    return _real(i)\nr._compute_shard = _slow\n")

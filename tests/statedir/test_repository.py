@@ -115,10 +115,10 @@ def test_state_that_is_a_file_is_an_error(tmp_path, capsys):
 
 @pytest.mark.parametrize("large", [False, True], ids=["in process", "parse workers"])
 def test_every_bad_file_of_the_state_directory_is_reported(cli, state, monkeypatch, large):
-    from karmactl.store import state as state_mod
+    from karmactl.store import parsing
 
     if large:
-        monkeypatch.setattr(state_mod, "PARALLEL_PARSE_MIN_FILES", 1)
+        monkeypatch.setattr(parsing, "PARALLEL_PARSE_MIN_FILES", 1)
     write(state / "a.yaml", DEPLOYMENT)
     write(state / "b-broken.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [\n")
     write(state / "c-typo.yaml", DEPLOYMENT.replace("  replicas: 3\n", "  replica: 3\n").replace("name: nginx\n", "name: web\n", 1))
