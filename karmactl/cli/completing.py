@@ -70,7 +70,7 @@ def _documents(path: Path) -> list:
 
 
 def _parse_cache(state: Path) -> dict:
-    """The store's parse cache (``.karmactl/cache/parsed.json``, :class:`karmactl.store.state.StateStore`):
+    """The store's parse cache (``.karmactl/cache/parsed.json``, :mod:`karmactl.store.parse_cache`):
     relative path -> ``{"sig": [mtime_ns, size, inode], "objs": [[object, index, line], ...]}``; ``{}`` when
     absent or unreadable. Entries are used only when their signature matches the file's."""
     import orjson  # about twice as fast as json on a 10,000-object cache, and as light to import

@@ -16,7 +16,7 @@ from karmactl.store.state import InputError, Key, Source, StateStore, path_part
 
 def canonical_path(store: StateStore, info: KindInfo, namespace: str, name: str) -> Path:
     """Where ``apply`` puts a new object: ``<plural>/[<namespace>/]<name>.yaml`` under the state
-    directory, each part checked to stay inside it (:func:`~karmactl.store.state.path_part`).
+    directory, each part checked to stay inside it (:func:`~karmactl.store.objects.path_part`).
 
     Raises:
         InputError: a plural, namespace or name that would leave the state directory.

@@ -162,7 +162,7 @@ stop]], "staging": ".karmactl/staging.<pid>" | null}``, every path relative to t
 RUNTIME_TARGETS = frozenset({".karmactl/cache/parsed.json", ".karmactl/run-index.json",
                              ".karmactl/run-index.shared.json", ".karmactl/run-index.detail.json"})
 """The files under ``.karmactl/`` that karmactl writes through a batch (the parse cache,
-``karmactl/store/state.py``; the run index, ``karmactl/incremental/runindex.py``): the only targets of a
+``karmactl/store/parse_cache.py``; the run index, ``karmactl/incremental/runindex.py``): the only targets of a
 journal inside the runtime directory."""
 
 MAX_JOURNAL_BYTES = 256 << 20

@@ -12,7 +12,8 @@ from pathlib import Path
 import orjson
 
 from karmactl.api.kinds import group_of
-from karmactl.store.fsio import ensure_runtime_dir, is_environment_error, read_runtime_file, runtime_subdir_ok, write_atomic
+from karmactl.store.fsio import (ensure_runtime_dir, is_environment_error, read_runtime_file, runtime_subdir_ok,
+                                 write_atomic)
 from karmactl.store.objects import InputError
 from karmactl.store.scan import RUNTIME_DIR
 
@@ -50,7 +51,7 @@ def write_cache(root: Path, tag: str, files: dict) -> None:
 
 
 def entry_ok(entry) -> bool:
-    """Whether a parse cache entry has the shape :meth:`StateStore.load` writes: ``{"sig":
+    """Whether a parse cache entry has the shape :meth:`~karmactl.store.state.StateStore.load` writes: ``{"sig":
     [mtime_ns, size, inode], "crds": str, "objs": [[object, index, line]], "skipped"?: [str]}``
     (a damaged cache is rebuilt, never trusted)."""
     if type(entry) is not dict:

@@ -37,9 +37,11 @@ def parse_many(store, paths: list[str], normalize=None, layout=None) -> list[tup
     the workers also check and ``normalize`` every object of a built-in kind (``checked``
     True). Objects of other kinds (custom resources, whose CustomResourceDefinition may be in
     any file) and CRDs themselves are left to the caller. Each batch sends its objects group by
-    group (``layout``, see :meth:`~karmactl.store.state.StateStore.load`), and they are built in that order, equal strings
-    shared (:func:`share_strings`).
+    group (``layout``, see :meth:`~karmactl.store.state.StateStore.load`), and they are built in
+    that order, equal strings shared (:func:`share_strings`).
 
+    ``store`` is the :class:`~karmactl.store.state.StateStore` loading: its ``read_documents``,
+    ``check_document``, ``rel`` and ``registry`` are what the workers use.
     """
     workers = min(PARSE_WORKERS, os.cpu_count() or 1)
     if len(paths) < PARALLEL_PARSE_MIN_FILES or workers < 2 or "fork" not in _start_methods():

@@ -18,7 +18,8 @@ IGNORE_FILE = ".karmactlignore"
 
 def scan_user_dirs(root: Path):
     """Yield ``(directory, [os.DirEntry])`` for every directory the files of
-    :meth:`~karmactl.store.state.StateStore.user_files` are looked for in, with those it holds (possibly none), unsorted (:func:`walk_listed`):
+    :meth:`~karmactl.store.state.StateStore.user_files` are looked for in, with those it holds
+    (possibly none), unsorted (:func:`walk_listed`):
     ``directory`` relative to the state directory (``""`` for its top), each entry's ``name`` a
     file's. The one rule :meth:`~karmactl.store.state.StateStore.user_file_names`
     and the run index (``karmactl/incremental/runindex.py``) follow.
@@ -98,7 +99,7 @@ def ignore_spec(root: Path):
 def scan_computed(root):
     """Yield ``(relative path, os.DirEntry)`` for every file a load reads under ``computed/``:
     ``*.json``, not hidden, Events left out (history, not input: ``karmactl/store/events.py``),
-    symlinked directories not entered. The one rule both :meth:`StateStore.computed_files` and the
+    symlinked directories not entered. The one rule both :meth:`~karmactl.store.state.StateStore.computed_files` and the
     run index (``karmactl/incremental/runindex.py``) follow; :func:`scan_computed_dirs` gives the same
     files directory by directory.
 
@@ -173,14 +174,14 @@ def walk_listed(top: list, subdir, wanted):
 
 def computed_order(rel: str) -> list[str]:
     """The sort key of a computed file's relative path: its components, as paths sort (``a/b``
-    before ``a/b-c``), the order :meth:`StateStore.load` reads the files in and hence of the
+    before ``a/b-c``), the order :meth:`~karmactl.store.state.StateStore.load` reads the files in and hence of the
     snapshot's maps."""
     return rel.split("/")
 
 
 def computed_map(rel: str) -> str | None:
     """Which map of a snapshot a computed file's object goes to, by its relative path
-    (:meth:`StateStore.computed_rel`): ``bindings``, ``works``, ``overlays``, or None for a path
+    (:meth:`~karmactl.store.state.StateStore.computed_rel`): ``bindings``, ``works``, ``overlays``, or None for a path
     no computed object has."""
     parts = rel.split("/")
     if len(parts) < 3 or parts[0] != COMPUTED_DIR:

@@ -1,5 +1,5 @@
 """What Karmada's webhooks check, at load: one user object (:func:`normalize_object`) and the
-run's settings (:func:`settings_of`), each failure an :class:`~karmactl.store.state.InputError`
+run's settings (:func:`settings_of`), each failure an :class:`~karmactl.store.objects.InputError`
 naming the file, line, object and field.
 
 Below the run and the incremental engine (``karmactl/reconcile.py``, ``karmactl/incremental/``),
