@@ -129,7 +129,7 @@ def stamp_creation(store: StateStore, key: Key, obj: dict, now: str) -> bool:
     templates), as the API server stamps an object on create: so every kind shows an AGE, and a
     file stays free of server fields. Returns False (and writes nothing) when the object already
     has an overlay."""
-    from karmactl.store.state import dump_computed
+    from karmactl.store.computed import dump_computed
 
     path = store.computed_path(key)
     if path.exists():

@@ -25,33 +25,30 @@ file's validated objects keyed by its (mtime, size, inode): an unchanged file is
 reads), ``parse_cache.py`` (the parse cache), ``parsing.py`` (parsing many files, in forked
 workers from ``PARALLEL_PARSE_MIN_FILES`` on), ``documents.py`` (one file's text into documents),
 ``objects.py`` (:class:`InputError`, keys, the checks every object needs), ``notes.py`` (what a
-load left out); it keeps reading computed files and writing them.
+load left out), ``computed.py`` (one computed file: its directory, reading, serializing).
 """
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-import orjson
-
 from karmactl.api.kinds import KindRegistry, crd_kind
 from karmactl.api.objects import describe_key
 from karmactl.api.snapshot import Snapshot
-from karmactl.store import notes, parse_cache, scan
+from karmactl.store import computed, notes, parse_cache, scan
 from karmactl.store.documents import read_documents
-from karmactl.store.fsio import TreeWriter, check_inside, ensure_runtime_dir, is_environment_error
+from karmactl.store.fsio import TreeWriter, check_inside, ensure_runtime_dir
 from karmactl.store.objects import COMPUTED_KINDS, InputError, Key, Source, check_object, key_of, path_part
 from karmactl.store.parse_cache import crds_of, file_signature, fingerprint
 from karmactl.store.parsing import parse_many
-from karmactl.store.scan import COMPUTED_DIR, computed_order, quote_path, scan_computed
+from karmactl.store.scan import computed_order, quote_path, scan_computed
 
-# the names callers import from here, each defined in the module of what it does
-from karmactl.store.documents import not_an_object, parse_documents, parse_json_documents  # noqa: E402,F401
+# the names other modules import from here, each defined in the module of what it does
+from karmactl.store.computed import change_list, dump_computed  # noqa: E402,F401
+from karmactl.store.documents import parse_documents  # noqa: E402,F401
 from karmactl.store.notes import notes_silenced  # noqa: E402,F401
-from karmactl.store.objects import NAME_MAX  # noqa: E402,F401
 from karmactl.store.parse_cache import validation_tag  # noqa: E402,F401
-from karmactl.store.scan import (IGNORE_FILE, RUNTIME_DIR, check_file_name, compile_ignore,  # noqa: E402,F401
-                                 computed_map, scan_computed_dirs, walk_listed)
+from karmactl.store.scan import COMPUTED_DIR, RUNTIME_DIR, computed_map, scan_computed_dirs  # noqa: E402,F401
 
 
 class StateStore:
@@ -131,7 +128,7 @@ class StateStore:
                        skipped: list | None = None) -> list[tuple[dict, int, int]]:
         """``[(object, document_index, line)]`` of one file; ``List`` documents are expanded.
 
-        Documents that are not Kubernetes objects (see :func:`not_an_object`: a Helm
+        Documents that are not Kubernetes objects (see :func:`~karmactl.store.documents.not_an_object`: a Helm
         ``Chart.yaml``, a ``config.json``) are left out, and described in ``skipped``
         (``"file:line: reason"``) when a list is given.
 
@@ -321,21 +318,7 @@ class StateStore:
                 rel.encode("utf-8")
             except UnicodeEncodeError:  # named as git names it (octal escapes): never a computed path
                 rel = quote_path(rel)
-        try:
-            fd = os.open(path, os.O_RDONLY)  # a third cheaper than open() for 10,000 small files
-            try:
-                chunks = []
-                while chunk := os.read(fd, 1 << 16):
-                    chunks.append(chunk)
-            finally:
-                os.close(fd)
-            obj = orjson.loads(b"".join(chunks))
-        except (OSError, ValueError) as exc:
-            if is_environment_error(exc):
-                raise OSError(exc.errno, exc.strerror, str(path)) from None
-            raise InputError(f"cannot read computed file (delete it to recompute): {exc}", rel) from None
-        if not isinstance(obj, dict):
-            raise InputError("a computed file must hold one object (delete it to recompute)", rel)
+        obj = computed.read_computed_object(path, rel)
         key = key_of(obj)
         try:
             where = self.computed_rel(key)
@@ -443,14 +426,7 @@ class StateStore:
         group, kind, ns, name = key
         base = self._computed_dirs.get((group, kind))
         if base is None:
-            if (group, kind) in COMPUTED_KINDS:
-                base = COMPUTED_DIR + "/" + {"ResourceBinding": "resourcebindings",
-                                             "ClusterResourceBinding": "clusterresourcebindings",
-                                             "Work": "works"}[kind]
-            else:
-                info = self.registry.by_group_kind(group, kind)
-                resource = info.resource_ref if info else (f"{kind.lower()}.{group}" if group else kind.lower())
-                base = f"{COMPUTED_DIR}/status/{path_part(resource, 'resource')}"
+            base = computed.computed_dir(self.registry, group, kind)
             self._computed_dirs[(group, kind)] = base
         file = path_part(name, "metadata.name", ".json")
         return f"{base}/{path_part(ns, 'metadata.namespace')}/{file}" if ns else f"{base}/{file}"
@@ -508,7 +484,7 @@ class StateStore:
                     writer.delete(rel)
                     changes.append((index, key, "delete", rel))
                 else:
-                    writer.write(rel, dump_computed(new))
+                    writer.write(rel, computed.dump_computed(new))
                     changes.append((index, key, "write", rel))
         return changes
 
@@ -535,21 +511,4 @@ class StateStore:
             writer.abort()
             raise
         writer.commit()
-        return change_list(changes)
-
-
-def change_list(staged: list[tuple]) -> list[tuple[str, str]]:
-    """``[(action, path)]`` in report order (bindings, Works, overlays, Events; each by key) from
-    :meth:`StateStore.stage_changes` results."""
-    # by one string per change: NUL sorts below every character a key part holds, so it orders as the
-    # tuple (index, key) would, compared in C (a cold run of 10,000 templates reports 41,700 changes)
-    return [(action, rel) for _i, _k, action, rel in sorted(staged, key=lambda c: f"{c[0]}\0" + "\0".join(c[1]))]
-
-
-def dump_computed(obj: dict) -> bytes:
-    """Serialize a computed object: JSON indented by two spaces, keys in the order they were built.
-
-    orjson writes indented JSON in C (the standard library falls back to pure Python as soon as
-    ``indent`` is given, which made serialization the largest cost of a cold run).
-    """
-    return orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+        return computed.change_list(changes)

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from karmactl.store import state as state_mod
+from karmactl.store import computed
 from karmactl.store.fsio import TreeWriter
 from tests.conftest import NOW, cluster_yaml, write
 from tests.core.test_bad_input import tree_digest
@@ -42,7 +42,7 @@ def _leftovers(root):
 
 
 def _fail_after(monkeypatch, n: int):
-    real = state_mod.dump_computed
+    real = computed.dump_computed
     calls = {"n": 0}
 
     def dump(obj):
@@ -51,7 +51,7 @@ def _fail_after(monkeypatch, n: int):
             raise OSError(28, "No space left on device")
         return real(obj)
 
-    monkeypatch.setattr(state_mod, "dump_computed", dump)
+    monkeypatch.setattr(computed, "dump_computed", dump)
 
 
 def test_cold_run_creates_the_whole_computed_tree(cli, inputs):
