@@ -4,7 +4,7 @@ DESIGN §1, as one control loop over fresh member state::
 
     load the state directory
     -> probe members (Cluster status)  -> observe members (status of every member copy, now)
-    -> compute: the control-plane pipeline (controllers/registry.py) until nothing changes
+    -> compute: the control-plane pipeline (pipeline/registry.py) until nothing changes
     -> act: apply / delete Works on members -> observe again -> compute again (status, and any
        decision the new observations lead to; acted on again, a bounded number of times)
     -> write what changed (or, for a dry run, report it)

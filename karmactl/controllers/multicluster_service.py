@@ -33,7 +33,7 @@ Follows Karmada's ``pkg/controllers/multiclusterservice/`` (feature gate ``Multi
     ``multiclusterservice.karmada.io/{namespace,name}`` and ``endpointslice.karmada.io/managed-by:
     MultiClusterService``); a collected Work whose EndpointSlice is gone is dropped. Offline runs
     keep what the last online run collected, or what ``karmactl observe mcs/NAME --endpointslices``
-    recorded (``karmactl/cli/observe_cmds.py``).
+    recorded (``karmactl/cli/cmd/observe.py``).
 
 ``endpointslice_dispatch_controller.go`` -> :func:`dispatch_step` (step ``endpointslice-dispatch``,
 before execution)

@@ -9,7 +9,7 @@ read and wrote, in three files written atomically, the first one last:
   milliseconds): the signatures ``[mtime_ns, size, inode]`` of the user files as they were read and
   of the files under ``computed/`` after the commit (Events excepted: history, not input), packed
   per directory (:class:`Signatures`); ``wakes``: per owner the earliest time at which a clock-based rule could change
-  its result although no input changed (``Step.wake`` in ``karmactl/controllers/registry.py``:
+  its result although no input changed (``Step.wake`` in ``karmactl/pipeline/registry.py``:
   toleration windows, grace periods, eviction history, WorkloadRebalancer TTLs), ``""`` for the
   whole state; ``warnings`` (an unchanged run repeats them) and ``now``, the run's clock; and the
   tokens of the two other files.
