@@ -1,5 +1,5 @@
 """What two or more controllers share, as Karmada's ``pkg/util/helper/`` (and the binding
-helpers of ``pkg/apis/work/v1alpha2/binding_types_helper.go``).
+helpers of ``binding_types_helper.go`` of the work.karmada.io v1alpha2 API).
 
 Every module of ``karmactl.controllers`` is one Karmada controller and never imports another
 (the import-linter contract *Controllers are independent* in ``pyproject.toml``); what more than one

@@ -1,5 +1,5 @@
 """Helpers on ResourceBindings shared by controllers (``pkg/util/helper/binding.go``,
-``pkg/apis/work/v1alpha2/binding_types_helper.go``)."""
+``binding_types_helper.go`` of the work.karmada.io v1alpha2 API)."""
 from __future__ import annotations
 
 from karmactl.api import constants as C

@@ -1,5 +1,5 @@
 """Graceful eviction tasks and state preservation, as the taint manager and application failover
-produce them (``pkg/apis/work/v1alpha2/binding_types_helper.go``: ``GracefulEvictCluster``;
+produce them (``binding_types_helper.go`` of the work.karmada.io v1alpha2 API: ``GracefulEvictCluster``;
 ``pkg/controllers/utils/common.go``: state preservation)."""
 from __future__ import annotations
 
