@@ -25,6 +25,8 @@ WATCH_SECONDS = 290
 """``timeoutSeconds`` asked of the server per watch request (kube-apiserver's own limit is about 5 minutes)."""
 
 BACKOFF_MAX = 30.0
+MIN_STREAM_SECONDS = 1.0
+"""A watch stream that ends sooner, with no event, counts as a failure (backoff before the next)."""
 
 
 class ResourceWatch(threading.Thread):
@@ -46,6 +48,7 @@ class ResourceWatch(threading.Thread):
         backoff = 1.0
         listed_once = False
         while not self._halt.is_set():
+            started, events = time.monotonic(), self.events
             try:
                 if self.version is None:
                     self.version = self._list_version()
@@ -53,13 +56,20 @@ class ResourceWatch(threading.Thread):
                         self.fire(f"member: {self.cluster} {self.kind} re-listed")
                     listed_once = True
                 self._stream()
-                backoff = 1.0
+                healthy = self.events > events or time.monotonic() - started >= MIN_STREAM_SECONDS
             except _Gone:
                 self.version = None
+                healthy = time.monotonic() - started >= MIN_STREAM_SECONDS
             except Exception:  # noqa: BLE001 - a member that fails is retried; the passes report it
-                if self._halt.wait(backoff):
-                    return
-                backoff = min(backoff * 2, BACKOFF_MAX)
+                healthy = False
+            if healthy:
+                backoff = 1.0
+                continue
+            # failed, or ended at once with nothing (a member answering empty streams or 410 to
+            # every version): never a busy loop of requests and re-list triggers
+            if self._halt.wait(backoff):
+                return
+            backoff = min(backoff * 2, BACKOFF_MAX)
 
     def _list_version(self) -> str:
         status, body = self.client.request("GET", self.path, query=[("limit", "1"),

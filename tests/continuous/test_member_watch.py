@@ -8,7 +8,6 @@ import time
 
 import pytest
 
-from tests.conftest import write
 
 
 @pytest.fixture
@@ -77,14 +76,47 @@ def test_a_watch_fires_for_managed_objects_and_relists_after_410(state, member):
         member._generation += 1  # the server ends open watches (as kube-apiserver does on timeout)
         fired.wait_for("member: member1 ConfigMap re-listed")
         member.store._history_floor = 0
-        # a stream begun before the reset may list once more: wait until the re-lists stop
-        seen = -1
-        while seen != len(fired.reasons):
-            seen = len(fired.reasons)
-            time.sleep(0.5)
-        member.store.create(cms, "default", _cm("after-relist", managed=True))
-        fired.wait_for("default/after-relist", since=seen)  # watching again, from the new list
+        # streaming again from the new list (after a backoff while every version was expired): a
+        # new object shows as its own event, not only as one more re-list
+        deadline = time.monotonic() + 30
+        n = 0
+        while not any("default/after-relist-" in r for r in fired.reasons):
+            assert time.monotonic() < deadline, fired.reasons
+            n += 1
+            member.store.create(cms, "default", _cm(f"after-relist-{n}", managed=True))
+            time.sleep(1.0)
         assert watch.is_alive()
     finally:
         watches.stop()
         client.close()
+
+
+class _EmptyStreams:
+    """A member that lists fine and ends every watch at once with nothing (or 410 for every version)."""
+
+    def __init__(self, gone: bool):
+        self.gone, self.lists, self.streams = gone, 0, 0
+
+    def request(self, method, path, query=None):
+        self.lists += 1
+        return 200, {"metadata": {"resourceVersion": str(self.lists)}}
+
+    def watch_lines(self, path, query, read_timeout, stop=None):
+        self.streams += 1
+        if self.gone:
+            yield b'{"type": "ERROR", "object": {"code": 410, "message": "too old"}}'
+
+
+@pytest.mark.parametrize("gone", [False, True])
+def test_a_member_that_ends_every_watch_at_once_gets_no_busy_loop(gone):
+    from karmactl.members.watching import ResourceWatch
+
+    client, fired = _EmptyStreams(gone), Fired()
+    watch = ResourceWatch("member1", "ConfigMap", client, "/api/v1/configmaps", fired)
+    watch.start()
+    time.sleep(2.5)
+    watch.stop()
+    watch.join(35)
+    # with a backoff of 1 s, then 2 s: a handful of requests in 2.5 s, not thousands
+    assert client.streams <= 4, client.streams
+    assert len(fired.reasons) <= 3, fired.reasons
