@@ -388,17 +388,28 @@ def converged(snap: Snapshot) -> tuple[bool, str]:
     """Whether every binding is scheduled, fully applied and healthy in every target cluster
     (True for a snapshot without bindings).
 
+    The Works of Pull mode Clusters wait for the member's own agent, which karmactl neither runs nor
+    waits for: their part of a binding (applied, health) is left out (the run's warning names them).
+
     Returns ``(ok, what is still missing)``.
     """
+    from karmactl.controllers.helper.cluster import pull_cluster_names
+
+    pull = pull_cluster_names(snap)
     for key in sorted(snap.bindings):
         b = snap.bindings[key]
         conds = {x.get("type"): x.get("status") for x in (b.get("status") or {}).get("conditions") or []}
         name = f"{key[2]}/{key[3]}" if key[2] else key[3]
         if conds.get("Scheduled") != "True":
             return False, f"binding {name} not scheduled"
-        if conds.get("FullyApplied") != "True":
+        items = {i.get("clusterName"): i for i in (b.get("status") or {}).get("aggregatedStatus") or []}
+        if conds.get("FullyApplied") != "True" and (not pull or any(
+                not (items.get(t.get("name")) or {}).get("applied")
+                for t in (b.get("spec") or {}).get("clusters") or [] if t.get("name") not in pull)):
             return False, f"binding {name} not fully applied"
-        for item in (b.get("status") or {}).get("aggregatedStatus") or []:
+        for item in items.values():
+            if item.get("clusterName") in pull:
+                continue
             if item.get("health") != "Healthy":
                 return False, f"binding {name}: {item.get('clusterName')} is {item.get('health') or 'not reported'}"
     return True, ""

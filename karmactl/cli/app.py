@@ -50,11 +50,15 @@ def main(ctx: typer.Context,
                                                             "name (default: STATE/.karmactl, which git ignores)."),
          allow_exec_plugins: bool = typer.Option(False, "--allow-exec-plugins", envvar="KARMACTL_ALLOW_EXEC_PLUGINS",
                                                  help="Let member kubeconfigs run exec credential plugins and "
-                                                      "auth-providers (refused otherwise).")):
+                                                      "auth-providers (refused otherwise)."),
+         allow_proxy: Optional[str] = typer.Option(None, "--allow-proxy", envvar="KARMACTL_ALLOWED_PROXIES",
+                                                   metavar="URL[,URL...]",
+                                                   help="Proxies a Cluster's spec.proxyURL may name (else only the "
+                                                        "proxy-url of the member's own kubeconfig is used).")):
     from karmactl.cli.context import start_context
 
     ctx.obj = start_context(state, now, verbose, lock_timeout, ctx.invoked_subcommand, kubeconfig_dir,
-                            allow_exec_plugins)
+                            allow_exec_plugins, allow_proxy)
 
 
 # The commands, one module each under karmactl/cli/cmd/ (karmadactl.go's list). The order is the order

@@ -149,9 +149,10 @@ def check_state_dir(state: Path, command: str | None) -> None:
 
 
 def start_context(state: Path, now: str | None, verbose: int, lock_timeout: str, command: str | None,
-                  kubeconfig_dir: Path | str | None = None, allow_exec_plugins=False) -> Context:
+                  kubeconfig_dir: Path | str | None = None, allow_exec_plugins=False,
+                  allow_proxy: str | None = None) -> Context:
     """The :class:`Context` of a command from the global flags (``--state``, ``--now``, ``-v``,
-    ``--lock-timeout``, ``--kubeconfig-dir``, ``--allow-exec-plugins``), as the typer app's callback and
+    ``--lock-timeout``, ``--kubeconfig-dir``, ``--allow-exec-plugins``, ``--allow-proxy``), as the typer app's callback and
     :mod:`karmactl.cli.light` build it; sets the store's lock timeout, the member credential policy
     (:func:`karmactl.members.kubeconfig.configure`) and where loader notes go.
 
@@ -162,7 +163,7 @@ def start_context(state: Path, now: str | None, verbose: int, lock_timeout: str,
     from karmactl.members import kubeconfig
     from karmactl.store import fsio
 
-    kubeconfig.configure(kubeconfig_dir, allow_exec_plugins)
+    kubeconfig.configure(kubeconfig_dir, allow_exec_plugins, allow_proxy)
     fsio.LOCK_TIMEOUT = parse_duration(lock_timeout)
     c = Context(state=state, now_text=now, verbose=verbose, command=command)
     show_notes(verbose)

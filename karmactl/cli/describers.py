@@ -45,13 +45,22 @@ def describe_extra(snap, info, obj: dict, now: str) -> str:
 
 
 def _cluster_extra(snap, cluster: dict, now: str) -> str:
-    """``Remedy Actions:`` each action of ``status.remedyActions`` with the Remedies producing it
-    (``observed.remedySources`` kept by ``karmactl/controllers/remedy.py``)."""
+    """``Sync Mode:`` for a Pull mode Cluster (who applies its Works), and ``Remedy Actions:`` each
+    action of ``status.remedyActions`` with the Remedies producing it (``observed.remedySources``
+    kept by ``karmactl/controllers/remedy.py``)."""
+    from karmactl.api.names import execution_namespace
+    from karmactl.controllers.helper.cluster import is_pull
+
     name = cluster["metadata"]["name"]
     overlay = snap.overlays.get(("cluster.karmada.io", "Cluster", "", name)) or {}
     actions = (cluster.get("status") or {}).get("remedyActions") or []
+    pull = ""
+    if is_pull(cluster):
+        pull = (f"Sync Mode:  Pull: karmactl never contacts this member; the Works in namespace "
+                f"{execution_namespace(name)} wait for its own karmada-agent, and its status is what was "
+                f"reported in its file or with `karmactl cluster condition set`\n")
     if not actions:
-        return ""
+        return pull
     sources = (overlay.get("observed") or {}).get("remedySources") or {}
     width = max(len(a) for a in actions)
     lines = ["Remedy Actions:"]
@@ -59,7 +68,7 @@ def _cluster_extra(snap, cluster: dict, now: str) -> str:
         names = sources.get(action) or []
         origin = ("from Remedy " + ", ".join(names)) if names else "source unknown (not computed by karmactl)"
         lines.append(f"  {action.ljust(width)}  {origin}")
-    return "\n".join(lines) + "\n"
+    return pull + "\n".join(lines) + "\n"
 
 
 def _binding_extra(snap, binding: dict, now: str) -> str:

@@ -147,6 +147,6 @@ def run(argv: list[str]) -> bool:
 
     module, function = LIGHT_COMMANDS[command]
     c = start_context(glob["state"], glob["now"], glob["verbose"], glob["lock_timeout"], command,
-                      glob.get("kubeconfig_dir"), glob.get("allow_exec_plugins"))
+                      glob.get("kubeconfig_dir"), glob.get("allow_exec_plugins"), glob.get("allow_proxy"))
     getattr(importlib.import_module(module), function)(c, **values)
     return True

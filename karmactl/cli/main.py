@@ -47,7 +47,7 @@ def run(argv: list[str] | None = None) -> None:
     sys.exit(code)
 
 
-_GLOBAL_WITH_VALUE = ("--state", "--now", "--lock-timeout", "--kubeconfig-dir")
+_GLOBAL_WITH_VALUE = ("--state", "--now", "--lock-timeout", "--kubeconfig-dir", "--allow-proxy")
 _GLOBAL_FLAGS = ("-v", "--verbose", "-vv", "-vvv", "--allow-exec-plugins")
 
 

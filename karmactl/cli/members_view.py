@@ -140,7 +140,11 @@ class MemberReader:
 
 def _read_member(cluster: dict, state: Path, info, name, namespace, all_namespaces, selector):
     """``(objects, error line or None)`` for one member."""
+    from karmactl.controllers.helper.cluster import is_pull
+
     cname = cluster["metadata"]["name"]
+    if is_pull(cluster):
+        return [], f"cluster({cname}) is a Pull mode member cluster: karmactl never contacts it (its own agent does)"
     failed = f"basic connection test to cluster({cname}) failed, please check authorization or network: "
     try:
         reader = MemberReader(cluster, state)

@@ -149,13 +149,56 @@ def threshold_due(overlay: dict | None, success_threshold: float, failure_thresh
     return add_seconds(since, held)
 
 
+CLUSTER_STARTUP_GRACE_PERIOD = 60.0
+"""Seconds a Pull mode Cluster may go without any Ready condition before the cluster controller
+marks it Unknown (Karmada's ``--cluster-startup-grace-period`` default)."""
+REASON_NEVER_UPDATED = "ClusterStatusNeverUpdated"
+MSG_NEVER_UPDATED = "Cluster status controller never posted cluster status."
+
+
+def never_updated(key, cluster: dict, overlay: dict | None, now: str) -> dict | None:
+    """The overlay of a Pull mode Cluster that has never reported a Ready condition (in its file or
+    with ``karmactl cluster condition set``, where its agent's report would land) once
+    :data:`CLUSTER_STARTUP_GRACE_PERIOD` has passed since its creation: Ready ``Unknown``,
+    ``ClusterStatusNeverUpdated`` (``pkg/controllers/cluster/cluster_controller.go:
+    tryUpdateClusterHealth``). ``overlay`` itself otherwise. karmactl has no Lease, so a reported
+    condition is never aged out (``docs/member-clusters.md``)."""
+    from karmactl.controllers.helper.cluster import effective_status, is_pull
+
+    if not is_pull(cluster) or any(c.get("type") == C.COND_READY for c in effective_status(cluster, overlay).get("conditions") or []):
+        return overlay
+    created = ((overlay or {}).get("metadata") or {}).get("creationTimestamp")
+    if not created or seconds_between(created, now) < CLUSTER_STARTUP_GRACE_PERIOD:
+        return overlay
+    new = deepcopy(overlay) if overlay is not None else new_overlay(key, cluster)
+    new.setdefault("status", deepcopy(cluster.get("status") or {}))
+    set_condition(new, C.COND_READY, "Unknown", REASON_NEVER_UPDATED, MSG_NEVER_UPDATED, now)
+    return new
+
+
+def wake(snap, now: str, settings) -> list:
+    """``[(None, time)]``: when :func:`never_updated` will mark each Pull mode Cluster of the computed
+    ``snap`` that has not reported yet (see ``karmactl/pipeline/registry.py: Step``)."""
+    from karmactl.controllers.helper.cluster import effective_status, is_pull
+
+    out = []
+    for key in snap.keys_of_kind("cluster.karmada.io", "Cluster"):
+        cluster, overlay = snap.user[key], snap.overlays.get(key)
+        created = ((overlay or {}).get("metadata") or {}).get("creationTimestamp")
+        if is_pull(cluster) and created and not get_condition({"status": effective_status(cluster, overlay)}, C.COND_READY):
+            out.append((None, add_seconds(created, CLUSTER_STARTUP_GRACE_PERIOD)))
+    return out
+
+
 def step(loaded, out, now: str, ctx) -> bool:
     """Pipeline step ``cluster-status``: fold status reported in each Cluster's file (or by
     ``cluster condition set``) into its overlay and stamp its creation time; the member layer
-    has already probed reachable members (``pkg/controllers/status/cluster_status_controller.go``)."""
+    has already probed reachable Push members (``pkg/controllers/status/cluster_status_controller.go``);
+    a Pull mode Cluster that never reported goes Unknown after the startup grace period (:func:`never_updated`)."""
     changed = False
     for key in loaded.keys_of_kind("cluster.karmada.io", "Cluster"):
         cluster = loaded.user[key]
         changed = out.set_overlay(key, ingest_file_status(key, cluster, out.overlays.get(key), now)) or changed
         changed = out.set_overlay(key, stamp_creation(key, cluster, out.overlays.get(key), now)) or changed
+        changed = out.set_overlay(key, never_updated(key, cluster, out.overlays.get(key), now)) or changed
     return changed

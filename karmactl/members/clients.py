@@ -186,7 +186,7 @@ class MemberClient:
         # even if the process is killed later
         keydir = tempfile.mkdtemp(prefix="karmactl-keys-")
         try:
-            load_configuration(access, cfg, keydir)
+            proxy_headers = load_configuration(access, cfg, keydir)
             for value in list((cfg.api_key or {}).values()) + [cfg.password]:
                 register_secret(value)
             for value in (cfg.api_key or {}).values():
@@ -197,11 +197,7 @@ class MemberClient:
             self.workers = max(1, int(workers))
             cfg.connection_pool_maxsize = max(cfg.connection_pool_maxsize or 1, self.workers)
             self.api = kclient.ApiClient(configuration=cfg)
-            if not cfg.proxy:
-                self.api.rest_client.pool_manager = _in_memory_pool(cfg)
-            else:  # proxies keep the client's own pool, which reads the files per connection
-                keydir = None
-                _bound_answers(self.api.rest_client.pool_manager)
+            self.api.rest_client.pool_manager = _in_memory_pool(cfg, proxy_headers)
         finally:
             _forget_temp_files(keydir)
             if keydir:
@@ -449,9 +445,13 @@ class MemberClient:
         return found
 
 
-def _in_memory_pool(cfg):
+def _in_memory_pool(cfg, proxy_headers: dict | None = None):
     """A urllib3 pool manager for ``cfg`` whose TLS material (CA, client certificate and key) is
-    loaded into one ``SSLContext`` now, so the files may be removed."""
+    loaded into one ``SSLContext`` now, so the files may be removed. With ``cfg.proxy`` (an http or
+    https URL, checked by :func:`karmactl.members.kubeconfig.apply_connection`) it is a
+    ``ProxyManager``: an https member is reached through a ``CONNECT`` tunnel carrying
+    ``proxy_headers``, a plain-http member's requests are forwarded by the proxy with them, as
+    Go's ``http.Transport`` does with Karmada's ``ProxyConnectHeader``."""
     import ssl
 
     import urllib3
@@ -471,6 +471,8 @@ def _in_memory_pool(cfg):
         args["server_hostname"] = cfg.tls_server_name
     if cfg.connection_pool_maxsize is not None:
         args["maxsize"] = cfg.connection_pool_maxsize
+    if cfg.proxy:
+        return _bound_answers(urllib3.ProxyManager(cfg.proxy, proxy_headers=dict(proxy_headers or {}), **args))
     return _bound_answers(urllib3.PoolManager(**args))
 
 

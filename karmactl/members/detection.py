@@ -299,8 +299,10 @@ def detect_conditions(snap: Snapshot, now: str, report, client_factory: ClientFa
     if command is not None:
         src = snap.sources.get(Settings.SETTINGS_KEY)
         check_command_allowed(environ, f"{src.path}:{src.line}: " if src is not None else "")
-    keys = [k for k in snap.keys_of_kind("cluster.karmada.io", "Cluster")
-            if not (snap.user[k].get("metadata") or {}).get("deletionTimestamp")]
+    from karmactl.controllers.helper.cluster import is_pull
+
+    keys = [k for k in snap.keys_of_kind("cluster.karmada.io", "Cluster")  # a Pull member is never contacted
+            if not (snap.user[k].get("metadata") or {}).get("deletionTimestamp") and not is_pull(snap.user[k])]
     if not keys:
         return snap
     from karmactl.members.clients import member_pool

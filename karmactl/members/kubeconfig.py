@@ -27,6 +27,23 @@ allows it with ``--allow-exec-plugins`` / ``KARMACTL_ALLOW_EXEC_PLUGINS=1``: the
 context, and so which command would run. A refusal is an :class:`AccessError` naming the Cluster,
 the annotation or field and the way to allow it; for a run that is this member's failure (exit 3,
 the other members served), as a missing kubeconfig is.
+
+The connection fields of a Cluster's ``spec`` (untrusted too, semantics §1; Karmada reads them in
+``pkg/util/membercluster_client.go: BuildClusterConfig``) are acted on against the kubeconfig, which
+stays the one source of where credentials go (:func:`apply_connection`, ``docs/member-clusters.md``):
+
+* ``apiEndpoint`` must be the kubeconfig's ``server`` (scheme, host and port, ``https`` and its
+  port by default; path without a trailing ``/``): a mismatch fails the member, because connecting to
+  the endpoint a state file names would send the kubeconfig's credentials there;
+* ``proxyURL`` is used (every request goes through it: ``CONNECT`` for an https member) only when the
+  operator consented to that proxy: the kubeconfig's own ``proxy-url`` names it, or it is listed in
+  ``--allow-proxy`` / ``KARMACTL_ALLOWED_PROXIES``; ``proxyHeader`` goes to that proxy only (the
+  ``CONNECT`` request, or each request a plain-http member's proxy forwards); ``socks5`` proxies are
+  refused (no maintained SOCKS client here);
+* ``insecureSkipTLSVerification: true`` holds only where the kubeconfig skips verification too
+  (``insecure-skip-tls-verify``): a state file never turns TLS verification off;
+* ``secretRef`` / ``impersonatorSecretRef`` are refused: karmactl reads no Secrets, the kubeconfig
+  named by ``karmactl.io/kubeconfig`` is the member's credential.
 """
 from __future__ import annotations
 
@@ -38,6 +55,7 @@ KUBECONFIG_ANNOTATION = "karmactl.io/kubeconfig"
 CONTEXT_ANNOTATION = "karmactl.io/context"
 KUBECONFIG_DIR_ENV = "KARMACTL_KUBECONFIG_DIR"
 ALLOW_EXEC_ENV = "KARMACTL_ALLOW_EXEC_PLUGINS"
+ALLOWED_PROXIES_ENV = "KARMACTL_ALLOWED_PROXIES"
 RUNTIME_DIR = ".karmactl"
 
 
@@ -54,10 +72,13 @@ class CredentialPolicy:
             environment's ``KARMACTL_KUBECONFIG_DIR``, else ``<state>/.karmactl``).
         allow_exec: run ``exec`` credential plugins and ``auth-provider`` s (None: the
             environment's ``KARMACTL_ALLOW_EXEC_PLUGINS``).
+        allowed_proxies: proxy URLs a Cluster's ``spec.proxyURL`` may name (None: the environment's
+            ``KARMACTL_ALLOWED_PROXIES``, comma-separated).
     """
 
     kubeconfig_dir: str | None = None
     allow_exec: bool | None = None
+    allowed_proxies: tuple[str, ...] | None = None
 
     def directory(self, state_dir: Path | str, environ=None) -> str:
         """The kubeconfig directory as an absolute real path (it need not exist)."""
@@ -71,6 +92,13 @@ class CredentialPolicy:
         env = os.environ if environ is None else environ
         return truthy(env.get(ALLOW_EXEC_ENV))
 
+    def proxies(self, environ=None) -> tuple[str, ...]:
+        """The proxy URLs the operator allows Clusters to name (``--allow-proxy``, else the environment)."""
+        if self.allowed_proxies is not None:
+            return self.allowed_proxies
+        env = os.environ if environ is None else environ
+        return split_list(env.get(ALLOWED_PROXIES_ENV))
+
 
 _POLICY = CredentialPolicy()
 
@@ -82,13 +110,20 @@ def truthy(value) -> bool:
     return str(value or "").strip().lower() in ("1", "true", "yes", "on")
 
 
-def configure(kubeconfig_dir: str | os.PathLike | None = None, allow_exec=None) -> CredentialPolicy:
+def split_list(value) -> tuple[str, ...]:
+    """The non-empty items of a comma-separated flag or variable value (spaces around items dropped)."""
+    return tuple(part.strip() for part in str(value or "").split(",") if part.strip())
+
+
+def configure(kubeconfig_dir: str | os.PathLike | None = None, allow_exec=None,
+              allow_proxy: str | None = None) -> CredentialPolicy:
     """Set the process's :class:`CredentialPolicy` from the global flags (``--kubeconfig-dir``,
-    ``--allow-exec-plugins``; the CLI calls this for every command). None (or "") leaves a
-    setting to the environment and the default. Returns the policy."""
+    ``--allow-exec-plugins``, ``--allow-proxy`` URL[,URL...]; the CLI calls this for every command).
+    None (or "") leaves a setting to the environment and the default. Returns the policy."""
     global _POLICY
     _POLICY = CredentialPolicy(str(kubeconfig_dir) if kubeconfig_dir not in (None, "") else None,
-                               None if allow_exec in (None, "", False) else truthy(allow_exec))
+                               None if allow_exec in (None, "", False) else truthy(allow_exec),
+                               split_list(allow_proxy) if allow_proxy not in (None, "") else None)
     return _POLICY
 
 
@@ -106,6 +141,32 @@ def inside(path: str, directory: str) -> bool:
 
 
 @dataclass(frozen=True)
+class Connection:
+    """The connection fields of a Cluster's ``spec`` (``pkg/apis/cluster/v1alpha1/types.go``).
+
+    Attributes:
+        api_endpoint: ``spec.apiEndpoint`` ("" when unset).
+        proxy_url: ``spec.proxyURL`` ("" when unset).
+        proxy_header: ``spec.proxyHeader`` as ``((name, value), ...)`` in the file's order.
+        insecure: ``spec.insecureSkipTLSVerification``.
+    """
+
+    api_endpoint: str = ""
+    proxy_url: str = ""
+    proxy_header: tuple = ()
+    insecure: bool = False
+
+    @classmethod
+    def of(cls, cluster: dict) -> "Connection":
+        """The fields of a Cluster object (values of the wrong type count as unset: validation
+        refused them at load)."""
+        spec = cluster.get("spec") or {}
+        headers = spec.get("proxyHeader") if isinstance(spec.get("proxyHeader"), dict) else {}
+        return cls(str(spec.get("apiEndpoint") or ""), str(spec.get("proxyURL") or ""),
+                   tuple((str(k), str(v)) for k, v in headers.items()), spec.get("insecureSkipTLSVerification") is True)
+
+
+@dataclass(frozen=True)
 class ClusterAccess:
     """Where a member is reached.
 
@@ -116,6 +177,8 @@ class ClusterAccess:
         confined_to: for a kubeconfig the Cluster's annotation named, the kubeconfig directory
             (real path) the files it names must resolve inside; None for the operator's fallback.
         allow_exec: whether ``exec`` plugins and ``auth-provider`` s may be used.
+        connection: the Cluster's connection fields (:class:`Connection`).
+        allowed_proxies: the proxy URLs the operator allows (``--allow-proxy``).
     """
 
     cluster: str
@@ -123,6 +186,8 @@ class ClusterAccess:
     context: str
     confined_to: str | None = None
     allow_exec: bool = False
+    connection: Connection = Connection()
+    allowed_proxies: tuple[str, ...] = ()
 
 
 def resolve_access(cluster: dict, state_dir: Path | str, kubeconfig: str | None = None,
@@ -137,13 +202,16 @@ def resolve_access(cluster: dict, state_dir: Path | str, kubeconfig: str | None 
         policy: the operator's :class:`CredentialPolicy` (default :func:`current_policy`).
 
     Raises:
-        AccessError: the annotated file does not exist or resolves outside the kubeconfig
-            directory, or no fallback kubeconfig exists.
+        AccessError: the Cluster names a ``secretRef`` or ``impersonatorSecretRef`` (:func:`refuse_secret_refs`),
+            the annotated file does not exist or resolves outside the kubeconfig directory, or no
+            fallback kubeconfig exists.
     """
     env = os.environ if environ is None else environ
     policy = policy or _POLICY
     md = cluster.get("metadata") or {}
     name = md.get("name") or ""
+    refuse_secret_refs(cluster)
+    extra = {"connection": Connection.of(cluster), "allowed_proxies": policy.proxies(env)}
     ann = md.get("annotations") or {}
     context = ann.get(CONTEXT_ANNOTATION) or name
     annotated = ann.get(KUBECONFIG_ANNOTATION)
@@ -162,7 +230,7 @@ def resolve_access(cluster: dict, state_dir: Path | str, kubeconfig: str | None 
                 f"{KUBECONFIG_DIR_ENV})")
         if not os.path.isfile(real):
             raise AccessError(f"kubeconfig {path} (annotation {KUBECONFIG_ANNOTATION}) does not exist")
-        return ClusterAccess(name, (str(path),), context, directory, allow_exec)
+        return ClusterAccess(name, (str(path),), context, directory, allow_exec, **extra)
     listed = kubeconfig or env.get("KUBECONFIG") or ""
     paths = tuple(p for p in listed.split(os.pathsep) if p and os.path.isfile(os.path.expanduser(p)))
     if not paths and not listed:
@@ -172,7 +240,33 @@ def resolve_access(cluster: dict, state_dir: Path | str, kubeconfig: str | None 
     if not paths:
         raise AccessError(f"no kubeconfig: set annotation {KUBECONFIG_ANNOTATION} on the Cluster "
                           f"(karmactl join does) or KUBECONFIG with a context named {name}")
-    return ClusterAccess(name, tuple(os.path.expanduser(p) for p in paths), context, None, allow_exec)
+    return ClusterAccess(name, tuple(os.path.expanduser(p) for p in paths), context, None, allow_exec, **extra)
+
+
+def refuse_secret_refs(cluster: dict) -> None:
+    """Refuse a Cluster whose ``spec`` names ``secretRef`` or ``impersonatorSecretRef``.
+
+    Karmada reads the member's token and CA from that Secret (``BuildClusterConfig``) and the
+    impersonation token of its cluster proxy from the other; karmactl keeps no Secret (credentials
+    never enter the state directory) and has no cluster proxy: the kubeconfig named by
+    ``karmactl.io/kubeconfig`` in the kubeconfig directory is the member's credential.
+
+    Raises:
+        AccessError: naming the Cluster, the field, the Secret and what to do instead.
+    """
+    md = cluster.get("metadata") or {}
+    spec = cluster.get("spec") or {}
+    for field, use in (("secretRef", "the token and CA Karmada reads from it"),
+                       ("impersonatorSecretRef", "karmactl has no cluster proxy to impersonate through")):
+        ref = spec.get(field)
+        if ref:
+            secret = f"{(ref or {}).get('namespace', '')}/{(ref or {}).get('name', '')}" if isinstance(ref, dict) else ref
+            raise AccessError(
+                f"Cluster {md.get('name') or ''}: spec.{field} ({secret}) is not used by karmactl, which reads no "
+                f"Secrets ({use}): remove spec.{field} and name the member's kubeconfig with annotation "
+                f"{KUBECONFIG_ANNOTATION} inside the kubeconfig directory (`karmactl join {md.get('name') or 'NAME'} "
+                f"--kubeconfig FILE` writes it; see docs/security.md)")
+
 
 
 # (node holding the field, field, node whose file the relative path is resolved against), as
@@ -182,15 +276,19 @@ _FILE_FIELDS = (("user", "tokenFile", "user"), ("cluster", "certificate-authorit
                 ("user", "client-certificate", "cluster"), ("user", "client-key", "cluster"))
 
 
-def load_configuration(access: ClusterAccess, configuration, temp_file_path: str | None = None) -> None:
+def load_configuration(access: ClusterAccess, configuration, temp_file_path: str | None = None) -> dict:
     """Load ``access``'s context into a ``kubernetes.client.Configuration`` as the client's
-    ``load_kube_config(persist_config=False)`` does, after :func:`check_credentials`.
+    ``load_kube_config(persist_config=False)`` does, after :func:`check_credentials`, then the
+    Cluster's connection fields (:func:`apply_connection`).
 
     Args:
         temp_file_path: the directory the client writes inline certificates and keys to.
 
+    Returns:
+        The headers to send to the proxy (``{name: value}``; empty without one).
+
     Raises:
-        AccessError: a refused plugin or file (see the module docstring).
+        AccessError: a refused plugin, file or connection field (see the module docstring).
         Exception: the kubernetes config loader's (a missing context, a malformed file...).
     """
     from kubernetes.config import kube_config
@@ -202,6 +300,127 @@ def load_configuration(access: ClusterAccess, configuration, temp_file_path: str
                                           config_base_path=None, temp_file_path=temp_file_path)
     check_credentials(access, getattr(loader, "_user", None), getattr(loader, "_cluster", None))
     loader.load_and_set(configuration)
+    return apply_connection(access, configuration)
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443, "socks5": 1080}
+_SECRET_HEADER_WORDS = ("auth", "token", "secret", "key", "cookie", "password", "credential")
+_TOKEN_CHARS = frozenset("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def url_key(url: str, default_scheme: str = "https") -> tuple:
+    """``(scheme, host, port, path)`` of a server or proxy URL, for comparing two spellings of one
+    place: scheme and host lower-cased, the scheme's port when none is given, the path without a
+    trailing ``/``, user info dropped. A URL without a scheme (``host:port``, as ``apiEndpoint``
+    may be written) takes ``default_scheme``; one that does not parse gives ``("", url, 0, "")``."""
+    from urllib.parse import urlsplit
+
+    text = str(url or "").strip()
+    if "://" not in text:
+        text = f"{default_scheme}://{text}"
+    try:
+        u = urlsplit(text)
+        scheme = u.scheme.lower()
+        return scheme, (u.hostname or "").lower(), u.port or _DEFAULT_PORTS.get(scheme, 0), u.path.rstrip("/")
+    except ValueError:
+        return "", str(url), 0, ""
+
+
+def shown_url(url: str) -> str:
+    """``url`` without its user info (a proxy URL may carry a password) for messages."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        u = urlsplit(str(url))
+        return urlunsplit(u._replace(netloc=u.netloc.rpartition("@")[2])) if "@" in u.netloc else str(url)
+    except ValueError:
+        return "<unparsable URL>"
+
+
+def apply_connection(access: ClusterAccess, configuration) -> dict:
+    """Act on the Cluster's connection fields against the loaded kubeconfig (module docstring):
+    check ``apiEndpoint`` and ``insecureSkipTLSVerification``, and set ``configuration.proxy`` to a
+    consented ``proxyURL``. Follows ``BuildClusterConfig`` (``pkg/util/membercluster_client.go``),
+    with the kubeconfig in place of the Cluster's Secret.
+
+    Returns:
+        The proxy headers (``proxyHeader``, plus ``Proxy-Authorization`` from a proxy URL's user
+        info), the values of those named like credentials (``auth``, ``token``, ``key``...)
+        registered for redaction; empty without a proxy.
+
+    Raises:
+        AccessError: a mismatch, a proxy the operator did not configure, a socks5 proxy, or a header
+            that HTTP cannot carry; the message names the Cluster, the field and the fix.
+    """
+    conn, name = access.connection, access.cluster
+    where = f"its kubeconfig ({', '.join(access.paths)}, context {access.context})"
+    host = str(configuration.host or "")
+    if conn.api_endpoint and url_key(conn.api_endpoint) != url_key(host, "http" if host.startswith("http:") else "https"):
+        raise AccessError(
+            f"Cluster {name}: spec.apiEndpoint {conn.api_endpoint} is not the server of {where}, {host}; karmactl "
+            f"connects only where the operator's kubeconfig points (a state file never chooses where member "
+            f"credentials are sent): set spec.apiEndpoint to {host} (`karmactl join {name} --overwrite` does) or "
+            f"fix the kubeconfig")
+    if conn.insecure and host.startswith("https") and configuration.verify_ssl:
+        raise AccessError(
+            f"Cluster {name}: spec.insecureSkipTLSVerification is true but {where} verifies the server's "
+            f"certificate; karmactl turns TLS verification off only where the operator's kubeconfig does "
+            f"(insecure-skip-tls-verify: true in its cluster entry): set it there, or remove the field")
+    proxy = conn.proxy_url or str(configuration.proxy or "")
+    if not proxy:
+        return {}
+    if conn.proxy_url:
+        allowed = {url_key(p, "http") for p in access.allowed_proxies}
+        if configuration.proxy:
+            allowed.add(url_key(configuration.proxy, "http"))
+        if url_key(conn.proxy_url, "http") not in allowed:
+            raise AccessError(
+                f"Cluster {name}: spec.proxyURL {shown_url(conn.proxy_url)} is not a proxy the operator configured; "
+                f"karmactl sends a member's requests, and so its credentials, through a proxy only when "
+                f"{where} names it (proxy-url) or the operator allows it with --allow-proxy URL or "
+                f"{ALLOWED_PROXIES_ENV}")
+    configuration.proxy = proxy
+    return _proxy_headers(name, proxy, conn.proxy_header if conn.proxy_url else ())
+
+
+def _proxy_headers(name: str, proxy: str, pairs: tuple) -> dict:
+    """The headers for ``proxy`` (see :func:`apply_connection`).
+
+    Raises:
+        AccessError: a socks5 proxy, or a header name or value HTTP cannot carry.
+    """
+    from urllib.parse import unquote, urlsplit
+
+    u = urlsplit(proxy if "://" in proxy else "http://" + proxy)
+    if u.scheme.lower() not in ("http", "https"):
+        raise AccessError(f"Cluster {name}: proxy {shown_url(proxy)}: karmactl speaks to HTTP proxies only (http:// or "
+                          f"https://, CONNECT for an https member); a {u.scheme} proxy is not supported")
+    headers: dict = {}
+    if u.username is not None:
+        import base64
+
+        basic = base64.b64encode(f"{unquote(u.username)}:{unquote(u.password or '')}".encode()).decode()
+        headers["Proxy-Authorization"] = f"Basic {basic}"
+    for key, value in pairs:
+        if not key or not set(key) <= _TOKEN_CHARS or any(ord(ch) < 32 and ch != "\t" or ord(ch) == 127 for ch in value):
+            raise AccessError(f"Cluster {name}: spec.proxyHeader {key!r}: not an HTTP header name and value "
+                              f"(a name is a token, a value holds no line break or control character)")
+        headers[key] = value
+    for key, value in headers.items():  # what may be a credential stays out of messages
+        if any(word in key.lower() for word in _SECRET_HEADER_WORDS):
+            register_secret(value)
+    return headers
+
+
+def connection_warnings(cluster: dict) -> list[str]:
+    """What a Cluster's connection fields ask that no request will do (run warnings): a
+    ``proxyHeader`` without ``proxyURL`` (Karmada sends it only to the Cluster's proxy)."""
+    conn = Connection.of(cluster)
+    name = (cluster.get("metadata") or {}).get("name") or ""
+    if conn.proxy_header and not conn.proxy_url:
+        return [f"Cluster {name}: spec.proxyHeader is set without spec.proxyURL: it is sent to no proxy (Karmada "
+                f"and karmactl send it only to the Cluster's own proxyURL)"]
+    return []
 
 
 def _field(node, key):
@@ -249,9 +468,10 @@ def check_credentials(access: ClusterAccess, user, cluster) -> None:
                               f"{access.confined_to}; the files a member kubeconfig names must be inside it too")
 
 
-__all__ = ["AccessError", "ClusterAccess", "CONTEXT_ANNOTATION", "CredentialPolicy", "KUBECONFIG_ANNOTATION",
-           "KUBECONFIG_DIR_ENV", "ALLOW_EXEC_ENV", "check_credentials", "configure", "current_policy",
-           "load_configuration", "resolve_access"]
+__all__ = ["AccessError", "ClusterAccess", "Connection", "CONTEXT_ANNOTATION", "CredentialPolicy", "KUBECONFIG_ANNOTATION",
+           "KUBECONFIG_DIR_ENV", "ALLOW_EXEC_ENV", "ALLOWED_PROXIES_ENV", "apply_connection", "check_credentials",
+           "configure", "connection_warnings", "current_policy", "load_configuration", "refuse_secret_refs",
+           "resolve_access", "url_key"]
 
 
 # ---------------------------------------------------------------------------- secrets

@@ -9,6 +9,11 @@ are served concurrently (at most ``concurrency`` at a time); each member gets it
 per-request timeout and a rate limit, so a down or hanging member costs one timeout and never stops
 the run: its failure lands in ``report.member_errors``.
 
+A Pull mode Cluster (``spec.syncMode: Pull``) is never contacted: not probed, read, written or
+watched. Its Works are computed and written as for any Cluster and wait for the member's own
+karmada-agent (a run warning says how many); its status is what was reported in its file or with
+``karmactl cluster condition set`` (``karmactl/controllers/cluster_status.py``).
+
 Knobs (ConfigMap ``karmada-system/karmactl-config`` ``data``, a value that does not parse is
 refused, exit 2; the environment wins, a variable that does not parse is named in a warning):
 
@@ -147,9 +152,12 @@ class MemberLayer:
             AccessError: no usable kubeconfig for the Cluster (the message says why).
             Exception: from the kubernetes config loader.
         """
+        from karmactl.controllers.helper.cluster import is_pull
         from karmactl.members.clients import MemberClient
-        from karmactl.members.kubeconfig import resolve_access
+        from karmactl.members.kubeconfig import AccessError, resolve_access
 
+        if is_pull(cluster):
+            raise AccessError(f"cluster {cluster['metadata']['name']} is a Pull mode member cluster: never contacted")
         access = resolve_access(cluster, self.state_dir, self.kubeconfig, self.environ)
         k = self._knobs
         return MemberClient(access, k.timeout, k.qps, k.burst, max(1, streams), k.retries)
@@ -211,6 +219,8 @@ class MemberLayer:
         Clusters unchanged since, once: a hung member would otherwise cost its timeout twice.
         """
         from karmactl.controllers import cluster_status
+        from karmactl.controllers.helper.cluster import is_pull
+        from karmactl.members.kubeconfig import connection_warnings
         from karmactl.members.probing import ProbeResult, probe_member, status_overlay
 
         self._reset(snap)
@@ -219,8 +229,12 @@ class MemberLayer:
             settings = Settings.from_snapshot(snap)
         except ValueError:
             settings = Settings()
-        keys = snap.keys_of_kind(*CLUSTER)
+        keys = [k for k in snap.keys_of_kind(*CLUSTER) if not is_pull(snap.user[k])]  # Pull: the agent reports
         clusters = {k: snap.user[k] for k in keys}
+        for key in keys:
+            for line in connection_warnings(clusters[key]):
+                if line not in report.warnings:
+                    report.warnings.append(line)
 
         memo_now, memo = self._probe_memo if self.reuse_probe_at == now else (None, {})
         self.reuse_probe_at = None
@@ -252,23 +266,36 @@ class MemberLayer:
 
     # ---------------------------------------------------------------------------------- observe / act
 
-    def _works_by_cluster(self, snap: Snapshot, out: Snapshot) -> tuple[dict, dict]:
-        """(Cluster name -> Cluster as seen by the control plane, name -> {Work key: Work}).
-        Terminating Works of a Cluster that no longer exists are dropped from ``out``."""
+    def _works_by_cluster(self, snap: Snapshot, out: Snapshot, report=None) -> tuple[dict, dict]:
+        """(Push Cluster name -> Cluster as seen by the control plane, name -> {Work key: Work}).
+        Terminating Works of a Cluster that no longer exists are dropped from ``out``. The Works of
+        Pull mode Clusters are left as they are, and with ``report`` a warning per such Cluster says
+        how many wait for its agent."""
         from karmactl.api.names import cluster_of_execution_namespace
         from karmactl.api.templates import merged_view
+        from karmactl.controllers.helper.cluster import is_pull
 
-        clusters = {k[3]: merged_view(snap.user[k], snap.overlays.get(k)) for k in snap.keys_of_kind(*CLUSTER)}
+        keys = snap.keys_of_kind(*CLUSTER)
+        pull = {k[3] for k in keys if is_pull(snap.user[k])}
+        clusters = {k[3]: merged_view(snap.user[k], snap.overlays.get(k)) for k in keys if k[3] not in pull}
         by_cluster: dict = {}
+        waiting: dict = {}
         for wkey, work in snap.works.items():
             name = cluster_of_execution_namespace(wkey[2])
             if name is None:
+                continue
+            if name in pull:
+                waiting[name] = waiting.get(name, 0) + 1
                 continue
             if name not in clusters:
                 if (work.get("metadata") or {}).get("deletionTimestamp"):
                     out.set_work(wkey, None)
                 continue
             by_cluster.setdefault(name, {})[wkey] = work
+        for name in sorted(waiting) if report is not None else ():
+            line = pull_warning(name, waiting[name])
+            if line not in report.warnings:
+                report.warnings.append(line)
         return clusters, by_cluster
 
     def _reach_error(self, cluster: dict) -> str | None:
@@ -315,7 +342,7 @@ class MemberLayer:
             self._warn_knobs(report)
         out = snap.copy_computed()
         interpreter = Interpreter.for_snapshot(snap, now)
-        clusters, by_cluster = self._works_by_cluster(snap, out)
+        clusters, by_cluster = self._works_by_cluster(snap, out, report)
         names = [n for n in sorted(by_cluster) if self._reach_error(clusters[n]) is None]
 
         def one(name):
@@ -396,6 +423,14 @@ class MemberLayer:
         self._clients = {}
 
 
+def pull_warning(cluster: str, works: int) -> str:
+    """The run warning for a Pull mode Cluster with ``works`` Works (see the module docstring)."""
+    from karmactl.api.names import execution_namespace
+
+    return (f"cluster {cluster} is a Pull mode member cluster: karmactl applies none of its {works} Work(s) "
+            f"(namespace {execution_namespace(cluster)}); they wait for the member's own karmada-agent")
+
+
 class _Progress:
     """A transient rich progress bar on stderr (callers create it only for a terminal)."""
 
@@ -419,7 +454,7 @@ class _Progress:
         self._p.stop()
 
 
-__all__ = ["Knobs", "MemberLayer", "knobs_of"]
+__all__ = ["Knobs", "MemberLayer", "knobs_of", "pull_warning"]
 
 
 def _warn_failures(interpreter, report) -> None:

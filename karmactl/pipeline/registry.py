@@ -64,7 +64,8 @@ class Step(NamedTuple):
 
 
 PIPELINE: tuple[Step, ...] = (
-    Step("cluster-status", "pkg/controllers/status/cluster_status_controller.go", cluster_status.step),
+    Step("cluster-status", "pkg/controllers/status/cluster_status_controller.go", cluster_status.step,
+         cluster_status.wake),
     Step("remedy", "pkg/controllers/remediation/remedy_controller.go", remedy.step),
     Step("cluster-taints", "pkg/controllers/cluster/cluster_controller.go (taintClusterByCondition), "
                            "pkg/controllers/taint/clustertaintpolicy_controller.go", cluster_taints.step),

@@ -14,6 +14,19 @@ def effective_status(cluster: dict, overlay: dict | None) -> dict:
     return cluster.get("status") or {}
 
 
+def is_pull(cluster: dict | None) -> bool:
+    """Whether a Cluster is a Pull mode member cluster (``spec.syncMode: Pull``): its own karmada-agent
+    applies its Works and reports its status; the control plane never contacts it (the execution and
+    work status controllers take only Works of Push clusters: ``pkg/util/helper/predicate.go:
+    WorkWithinPushClusterPredicate``; the cluster status controller only Push clusters)."""
+    return ((cluster or {}).get("spec") or {}).get("syncMode") == "Pull"
+
+
+def pull_cluster_names(snap) -> frozenset:
+    """The names of the Pull mode Clusters of ``snap`` (:func:`is_pull`)."""
+    return frozenset(key[3] for key in snap.keys_of_kind(*CLUSTER_GK) if is_pull(snap.user[key]))
+
+
 def stamp_creation(key, cluster: dict, overlay: dict | None, now: str) -> dict:
     """The overlay with ``metadata.creationTimestamp`` (the first run that saw the Cluster, unless
     its file sets one), as the API server stamps it on create; ``overlay`` itself when present."""
