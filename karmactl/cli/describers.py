@@ -41,7 +41,21 @@ def describe_extra(snap, info, obj: dict, now: str) -> str:
         return _binding_extra(snap, obj, now)
     if info.kind == "Cluster" and info.group == "cluster.karmada.io":
         return _cluster_extra(snap, obj, now)
+    if info.kind == "Work" and info.group == "work.karmada.io":
+        return _work_extra(snap, obj)
     return ""
+
+
+def _work_extra(snap, work: dict) -> str:
+    """``Sync Mode:`` for a Work of a Pull mode Cluster: who applies it (karmactl does not)."""
+    from karmactl.api.names import cluster_of_execution_namespace
+    from karmactl.controllers.helper.cluster import is_pull
+
+    name = cluster_of_execution_namespace((work.get("metadata") or {}).get("namespace") or "")
+    if name is None or not is_pull(snap.user.get(("cluster.karmada.io", "Cluster", "", name))):
+        return ""
+    return (f"Sync Mode:  Pull: cluster {name} applies this Work with its own karmada-agent; karmactl never "
+            f"contacts it, so nothing here reports it applied\n")
 
 
 def _cluster_extra(snap, cluster: dict, now: str) -> str:

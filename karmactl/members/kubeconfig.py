@@ -359,8 +359,8 @@ def apply_connection(access: ClusterAccess, configuration) -> dict:
         raise AccessError(
             f"Cluster {name}: spec.apiEndpoint {conn.api_endpoint} is not the server of {where}, {host}; karmactl "
             f"connects only where the operator's kubeconfig points (a state file never chooses where member "
-            f"credentials are sent): set spec.apiEndpoint to {host} (`karmactl join {name} --overwrite` does) or "
-            f"fix the kubeconfig")
+            f"credentials are sent): set spec.apiEndpoint to {host} (`karmactl patch cluster {name}` can) or fix the "
+            f"kubeconfig")
     if conn.insecure and host.startswith("https") and configuration.verify_ssl:
         raise AccessError(
             f"Cluster {name}: spec.insecureSkipTLSVerification is true but {where} verifies the server's "

@@ -99,7 +99,10 @@ def test_a_pull_cluster_is_never_contacted_and_its_works_wait_for_its_agent(cli,
 
     code, out, err = cli("describe", "cluster", "member2")
     assert code == 0, err
-    assert "karmada-agent" in out
+    assert "Sync Mode:  Pull: karmactl never contacts this member" in out
+    code, out, err = cli("describe", "work", "-n", "karmada-es-member2", "nginx-687f7fb96f")
+    assert code == 0, err
+    assert "Sync Mode:  Pull: cluster member2 applies this Work with its own karmada-agent" in out
 
     # never reported: Ready Unknown once the startup grace period (60s) has passed, as Karmada's cluster controller
     doc.pop("status")
@@ -214,3 +217,27 @@ def test_proxy_url_carries_the_members_requests_once_the_operator_allows_it(cli,
     code, _out, err = cli("--allow-proxy", "socks5://127.0.0.1:1080", "reconcile", "--now", at(4))
     assert code == 3, err
     assert "a socks5 proxy is not supported" in err
+
+
+@pytest.mark.parametrize("endpoint, server, same", [
+    ("https://10.0.0.1:6443", "https://10.0.0.1:6443/", True),
+    ("10.0.0.1:6443", "https://10.0.0.1:6443", True),  # no scheme: https, as Karmada's TLS client config
+    ("https://API.example", "https://api.example:443", True),
+    ("https://[::1]:6443", "https://[::1]:6443", True),
+    ("https://rancher.example/k8s/clusters/c-1", "https://rancher.example/k8s/clusters/c-1/", True),
+    ("10.0.0.1:6443", "http://10.0.0.1:6443", False),
+    ("https://10.0.0.1:6443", "https://10.0.0.2:6443", False),
+    ("https://rancher.example/k8s/clusters/c-1", "https://rancher.example/k8s/clusters/c-2", False),
+])
+def test_api_endpoint_spellings(endpoint, server, same):
+    from types import SimpleNamespace
+
+    from karmactl.members.kubeconfig import AccessError, ClusterAccess, Connection, apply_connection
+
+    access = ClusterAccess("m", ("kc",), "m", connection=Connection(api_endpoint=endpoint))
+    cfg = SimpleNamespace(host=server.rstrip("/"), verify_ssl=True, proxy=None)
+    if same:
+        assert apply_connection(access, cfg) == {}
+    else:
+        with pytest.raises(AccessError, match="is not the server of its kubeconfig"):
+            apply_connection(access, cfg)
