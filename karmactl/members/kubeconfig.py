@@ -412,11 +412,23 @@ def _proxy_headers(name: str, proxy: str, pairs: tuple) -> dict:
     return headers
 
 
+_CONNECTION_FIELDS = ("apiEndpoint", "secretRef", "impersonatorSecretRef", "insecureSkipTLSVerification",
+                      "proxyURL", "proxyHeader")
+
+
 def connection_warnings(cluster: dict) -> list[str]:
-    """What a Cluster's connection fields ask that no request will do (run warnings): a
-    ``proxyHeader`` without ``proxyURL`` (Karmada sends it only to the Cluster's proxy)."""
+    """What a Cluster's connection fields ask that no request will do (run warnings): any of them on
+    a Pull mode Cluster, which karmactl never contacts (Karmada's control plane uses them there only
+    for its cluster proxy, which karmactl does not have), and a ``proxyHeader`` without ``proxyURL``
+    (Karmada sends it only to the Cluster's proxy)."""
     conn = Connection.of(cluster)
+    spec = cluster.get("spec") or {}
     name = (cluster.get("metadata") or {}).get("name") or ""
+    if spec.get("syncMode") == "Pull":
+        named = [f"spec.{f}" for f in _CONNECTION_FIELDS if spec.get(f)]
+        return [f"Cluster {name} is a Pull mode member cluster, which karmactl never contacts: {', '.join(named)} "
+                f"{'is' if len(named) == 1 else 'are'} not used (Karmada's control plane reaches a Pull member only "
+                f"through its cluster proxy, which karmactl does not have)"] if named else []
     if conn.proxy_header and not conn.proxy_url:
         return [f"Cluster {name}: spec.proxyHeader is set without spec.proxyURL: it is sent to no proxy (Karmada "
                 f"and karmactl send it only to the Cluster's own proxyURL)"]

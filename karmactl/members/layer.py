@@ -229,12 +229,12 @@ class MemberLayer:
             settings = Settings.from_snapshot(snap)
         except ValueError:
             settings = Settings()
-        keys = [k for k in snap.keys_of_kind(*CLUSTER) if not is_pull(snap.user[k])]  # Pull: the agent reports
-        clusters = {k: snap.user[k] for k in keys}
-        for key in keys:
-            for line in connection_warnings(clusters[key]):
+        for key in snap.keys_of_kind(*CLUSTER):
+            for line in connection_warnings(snap.user[key]):
                 if line not in report.warnings:
                     report.warnings.append(line)
+        keys = [k for k in snap.keys_of_kind(*CLUSTER) if not is_pull(snap.user[k])]  # Pull: the agent reports
+        clusters = {k: snap.user[k] for k in keys}
 
         memo_now, memo = self._probe_memo if self.reuse_probe_at == now else (None, {})
         self.reuse_probe_at = None

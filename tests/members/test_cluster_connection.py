@@ -107,11 +107,15 @@ def test_a_pull_cluster_is_never_contacted_and_its_works_wait_for_its_agent(cli,
     # never reported: Ready Unknown once the startup grace period (60s) has passed, as Karmada's cluster controller
     doc.pop("status")
     path.write_text(yaml.safe_dump(doc))
-    _cluster(state, "member3", "syncMode: Pull")
-    (state / "clusters" / "member3.yaml").write_text(
-        (state / "clusters" / "member3.yaml").read_text().replace("syncMode: Push\n", ""))
+    # the issue's case: a Pull member with an unreachable endpoint, a dead proxy and a missing Secret
+    (state / "clusters" / "member3.yaml").write_text(yaml.safe_dump({
+        "apiVersion": "cluster.karmada.io/v1alpha1", "kind": "Cluster", "metadata": {"name": "member3"},
+        "spec": {"syncMode": "Pull", "apiEndpoint": f"https://127.0.0.1:{dead_port()}",
+                 "proxyURL": f"http://127.0.0.1:{dead_port()}", "secretRef": {"namespace": "karmada-cluster", "name": "gone"}}}))
     code, _out, err = cli("reconcile", "--now", at(1))
     assert code == 0, err
+    assert ("warning: Cluster member3 is a Pull mode member cluster, which karmactl never contacts: spec.apiEndpoint, "
+            "spec.secretRef, spec.proxyURL are not used") in err
     assert _ready(state, "member3") is None
     code, _out, err = cli("reconcile", "--now", at(61))
     assert code == 0, err
