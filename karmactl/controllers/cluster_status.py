@@ -162,7 +162,7 @@ def never_updated(key, cluster: dict, overlay: dict | None, now: str) -> dict | 
     :data:`CLUSTER_STARTUP_GRACE_PERIOD` has passed since its creation: Ready ``Unknown``,
     ``ClusterStatusNeverUpdated`` (``pkg/controllers/cluster/cluster_controller.go:
     tryUpdateClusterHealth``). ``overlay`` itself otherwise. karmactl has no Lease, so a reported
-    condition is never aged out (``docs/member-clusters.md``)."""
+    condition is never aged out (``docs/member-connections.md``)."""
     from karmactl.controllers.helper.cluster import effective_status, is_pull
 
     if not is_pull(cluster) or any(c.get("type") == C.COND_READY for c in effective_status(cluster, overlay).get("conditions") or []):

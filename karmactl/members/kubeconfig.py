@@ -30,7 +30,7 @@ the other members served), as a missing kubeconfig is.
 
 The connection fields of a Cluster's ``spec`` (untrusted too, semantics §1; Karmada reads them in
 ``pkg/util/membercluster_client.go: BuildClusterConfig``) are acted on against the kubeconfig, which
-stays the one source of where credentials go (:func:`apply_connection`, ``docs/member-clusters.md``):
+stays the one source of where credentials go (:func:`apply_connection`, ``docs/member-connections.md``):
 
 * ``apiEndpoint`` must be the kubeconfig's ``server`` (scheme, host and port, ``https`` and its
   port by default; path without a trailing ``/``): a mismatch fails the member, because connecting to
