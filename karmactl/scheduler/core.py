@@ -43,7 +43,7 @@ from karmactl.scheduler.selection import build_cluster_details, select_best_clus
 from karmactl.scheduler.plugins.cluster_affinity import affinities_for
 from karmactl.scheduler.util import (
     DIVIDED, DUPLICATED, DUPLICATED_STRATEGY, STATIC_WEIGHT_STRATEGY, cluster_name, is_deleting, is_static_weighted,
-    is_workload, replica_scheduling_type, replicas_of, strategy_type, target_clusters,
+    is_workload, multi_template_applicable, replica_scheduling_type, replicas_of, strategy_type, target_clusters,
 )
 
 MANAGED_BY_LABEL = "binding.karmada.io/managed-by"
@@ -306,7 +306,8 @@ def run_algorithm(spec: dict, status: dict, clusters: list[dict], *, enable_empt
     scored = [(c, run_score_plugins(SCORE_PLUGINS, spec, c)) for c in feasible]
     details = build_cluster_details(scored, spec, status, _available_replicas(feasible, spec))
     try:
-        selected = select_best_clusters(spec, details, replicas_of(spec))
+        # a set of components is scheduled as a whole: one set must fit (common.go: SelectClusters)
+        selected = select_best_clusters(spec, details, 1 if multi_template_applicable(spec) else replicas_of(spec))
     except SchedulingError as err:
         raise err.prefixed("failed to select clusters: ") from err
     try:
