@@ -342,20 +342,25 @@ def _explainer(diagnosis, spec: dict, status: dict, clusters: list[dict]):
 
 
 def _sorted_targets(targets: list[dict]) -> list[dict]:
-    return sorted(({"name": t["name"], "replicas": int(t.get("replicas") or 0)} for t in targets),
-                  key=lambda t: t["name"])
+    out = []
+    for t in targets:
+        entry = {"name": t["name"], "replicas": int(t.get("replicas") or 0)}
+        if t.get("components"):  # a whole set of a multi-component workload (TargetCluster.Components)
+            entry["components"] = [{"name": c["name"], "replicas": int(c.get("replicas") or 0)} for c in t["components"]]
+        out.append(entry)
+    return sorted(out, key=lambda t: t["name"])
 
 
 def _write_clusters(binding: dict, targets: list[dict]) -> bool:
-    """Set ``spec.clusters`` (name order, ``replicas`` omitted when 0 like Go's omitempty) unless the
-    current list already holds the same (name, replicas) pairs. Returns whether it changed."""
+    """Set ``spec.clusters`` (name order, ``replicas`` omitted when 0 like Go's omitempty; the
+    ``components`` of a target that runs a whole set) unless the current list already holds the
+    same targets. Returns whether it changed."""
     spec = binding.setdefault("spec", {})
     new = _sorted_targets(targets)
-    if _sorted_targets(target_clusters(spec)) == new:
+    if _sorted_targets(spec.get("clusters") or []) == new:
         return False
     if new:
-        spec["clusters"] = [{"name": t["name"], "replicas": t["replicas"]} if t["replicas"] else {"name": t["name"]}
-                            for t in new]
+        spec["clusters"] = [{k: v for k, v in t.items() if k != "replicas" or v} for t in new]
     else:
         spec.pop("clusters", None)
     return True
