@@ -164,6 +164,21 @@ def _finished(member: dict | None) -> str | None:
 _PYTORCH_TYPES = ("Master", "Worker")
 
 
+def _pytorch_tally(statuses) -> tuple[list[str], int, int, dict | None]:
+    """``(failed clusters, succeeded members, created members, the last Running condition seen)``."""
+    failed, succeeded, created, running = [], 0, 0, None
+    for cluster, member in statuses:
+        conditions = [c for c in (member or {}).get("conditions") or [] if isinstance(c, dict)]
+        true = {c.get("type") for c in conditions if c.get("status") == "True"}
+        if "Failed" in true:
+            failed.append(cluster)
+        elif "Succeeded" in true:
+            succeeded += 1
+        created += "Created" in true
+        running = next((c for c in reversed(conditions) if c.get("type") == "Running"), running)
+    return failed, succeeded, created, running
+
+
 def _pytorch_aggregate(template: dict, items, _now) -> dict:
     """Replica counts summed; Created (any member created), Running (False once final), then
     Failed (any member failed) or Succeeded (every member succeeded), stamped with the earliest
@@ -176,20 +191,7 @@ def _pytorch_aggregate(template: dict, items, _now) -> dict:
         return status
     statuses = item_statuses(items)
     times = _times(statuses)
-    failed, succeeded, created, running = [], 0, 0, None
-    for cluster, member in statuses:
-        if member is None:
-            continue
-        conditions = [c for c in member.get("conditions") or [] if isinstance(c, dict)]
-        if any(c.get("type") == "Failed" and c.get("status") == "True" for c in conditions):
-            failed.append(cluster)
-        elif any(c.get("type") == "Succeeded" and c.get("status") == "True" for c in conditions):
-            succeeded += 1
-        if any(c.get("type") == "Created" and c.get("status") == "True" for c in conditions):
-            created += 1
-        for c in conditions:
-            if c.get("type") == "Running":
-                running = c
+    failed, succeeded, created, running = _pytorch_tally(statuses)
     conditions = []
     start, completion = times.get("startTime"), times.get("completionTime")
 

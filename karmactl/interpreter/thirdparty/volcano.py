@@ -48,6 +48,48 @@ def _seconds(duration) -> float:
     return found or number(duration)
 
 
+def _add(status: dict, member: dict) -> None:
+    """One member's counters, duration, task phases and controlled resources added to ``status``."""
+    for key in _COUNTERS:
+        status[key] += number(member.get(key))
+    status["version"] = max(status["version"], number(member.get("version")))
+    if _seconds(member.get("runningDuration")) > _seconds(status["runningDuration"]):
+        status["runningDuration"] = member["runningDuration"]
+    for task, counts in (member.get("taskStatusCount") or {}).items():
+        phases = status["taskStatusCount"].setdefault(task, {"phase": {}})["phase"]
+        for phase, count in ((counts or {}).get("phase") or {}).items():
+            phases[phase] = phases.get(phase, 0) + number(count)
+    status["controlledResources"].update(deepcopy(member.get("controlledResources") or {}))
+
+
+def _conditions(members: list[dict]) -> list[dict]:
+    """The conditions of the first member with a failed one, else per condition status the one
+    with the latest transition (a member's conditions after its first failed one are not read)."""
+    latest: dict = {}
+    for member in members:
+        conditions = [c for c in member.get("conditions") or [] if isinstance(c, dict)]
+        if any(c.get("status") in _FAILED_CONDITIONS for c in conditions):
+            return deepcopy(conditions)
+        for c in conditions:
+            seen = latest.get(c.get("status"))
+            if seen is None or (c.get("lastTransitionTime") or "") > (seen.get("lastTransitionTime") or ""):
+                latest[c.get("status")] = deepcopy(c)
+    return list(latest.values())
+
+
+def _state(statuses, now) -> dict:
+    failed = [cluster for cluster, member in statuses if dig(member, "state", "phase") in ("Failed", "Aborted")]
+    completed = sum(1 for _cluster, member in statuses if dig(member, "state", "phase") == "Completed")
+    state: dict = {}
+    if failed:
+        state = {"phase": "Failed", "reason": "VolcanoJobFailed", "message": "Job failed in clusters: " + ",".join(failed)}
+    if completed == len(statuses):
+        state = {"phase": "Completed", "reason": "Completed", "message": "Job completed successfully"}
+    if state and now:
+        state["lastTransitionTime"] = now
+    return state
+
+
 def _aggregate(template: dict, items, now) -> dict:
     """One member: its status. Several: counters summed (``version`` the largest), the longest
     ``runningDuration``, ``taskStatusCount`` phases summed per task; the state Failed when a member
@@ -59,47 +101,12 @@ def _aggregate(template: dict, items, now) -> dict:
     if len(statuses) == 1:
         return deepcopy(statuses[0][1] or {})
     status: dict = dict.fromkeys(_COUNTERS, 0)
-    status.update({"version": 0, "runningDuration": "0s", "taskStatusCount": {}, "controlledResources": {},
-                   "state": {}})
-    failed_clusters, completed = [], 0
-    latest: dict = {}
-    failed_conditions = None
-    for cluster, member in statuses:
-        if member is None:
-            continue
-        for key in _COUNTERS:
-            status[key] += number(member.get(key))
-        status["version"] = max(status["version"], number(member.get("version")))
-        if _seconds(member.get("runningDuration")) > _seconds(status["runningDuration"]):
-            status["runningDuration"] = member["runningDuration"]
-        for task, counts in (member.get("taskStatusCount") or {}).items():
-            phases = status["taskStatusCount"].setdefault(task, {"phase": {}})["phase"]
-            for phase, count in ((counts or {}).get("phase") or {}).items():
-                phases[phase] = phases.get(phase, 0) + number(count)
-        status["controlledResources"].update(deepcopy(member.get("controlledResources") or {}))
-        conditions = [c for c in member.get("conditions") or [] if isinstance(c, dict)]
-        if any(c.get("status") in _FAILED_CONDITIONS for c in conditions):
-            if failed_conditions is None:
-                failed_conditions = deepcopy(conditions)
-        for c in conditions:
-            if c.get("status") in _FAILED_CONDITIONS:
-                break
-            seen = latest.get(c.get("status"))
-            if seen is None or (c.get("lastTransitionTime") or "") > (seen.get("lastTransitionTime") or ""):
-                latest[c.get("status")] = deepcopy(c)
-        phase = dig(member, "state", "phase")
-        if phase == "Completed":
-            completed += 1
-        elif phase in ("Failed", "Aborted"):
-            failed_clusters.append(cluster)
-    if failed_clusters:
-        status["state"] = {"phase": "Failed", "reason": "VolcanoJobFailed",
-                           "message": "Job failed in clusters: " + ",".join(failed_clusters)}
-    if completed == len(statuses):
-        status["state"] = {"phase": "Completed", "reason": "Completed", "message": "Job completed successfully"}
-    if status["state"] and now:
-        status["state"]["lastTransitionTime"] = now
-    status["conditions"] = failed_conditions if failed_conditions is not None else list(latest.values())
+    status.update({"version": 0, "runningDuration": "0s", "taskStatusCount": {}, "controlledResources": {}})
+    members = [member for _cluster, member in statuses if member is not None]
+    for member in members:
+        _add(status, member)
+    status["state"] = _state(statuses, now)
+    status["conditions"] = _conditions(members)
     return omit_empty(status) or {}
 
 
