@@ -105,14 +105,15 @@ def _job_health(obj: dict) -> bool:
                    for c in conditions)
 
 
-def _replica_components(field: str, types, default_replicas=lambda t: 1):
-    """One component per replica type present in ``spec.<field>`` (``types``: ``[(key, name)]``)."""
+def _replica_components(field: str, types, default_replicas=lambda t: 1, need_template: bool = False):
+    """One component per replica type present in ``spec.<field>`` (``types``: ``[(key, name)]``;
+    with ``need_template`` only types that have a pod template)."""
     def components(obj: dict) -> list[dict]:
         specs = dig(obj, "spec", field) or {}
         out = []
         for key, name in types(specs):
             spec = specs.get(key)
-            if not isinstance(spec, dict):
+            if not isinstance(spec, dict) or (need_template and spec.get("template") is None):
                 continue
             out.append(component(name, number(spec.get("replicas"), default_replicas(key)),
                                  pod_requirements(spec.get("template"))))
@@ -309,6 +310,7 @@ RULES = {
     ("kubeflow.org/v2beta1", "MPIJob"): Rules(
         health=_mpijob_health,
         components=_replica_components("mpiReplicaSpecs", lambda specs: [(k, k) for k in specs],
-                                       default_replicas=lambda key: 0 if key.lower() == "worker" else 1),
+                                       default_replicas=lambda key: 0 if key.lower() == "worker" else 1,
+                                       need_template=True),
         aggregate=_mpijob_aggregate, reflect=_mpijob_reflect),
 }
