@@ -124,32 +124,32 @@ class Interpreter:
         return sorted(self._rules.get((api_version, kind)) or {})
 
     def has_replica_hook(self, api_version: str, kind: str) -> bool:
-        """Whether replicas are interpreted for the kind (customized ``replicaResource`` or native; ``HookEnabled``)."""
+        """Whether replicas are interpreted for the kind (customized ``replicaResource``, third-party or native; ``HookEnabled``)."""
         return self._custom(api_version, kind, "replicaResource") is not None or \
             _third(api_version, kind, "replicaResource") is not None or replica.has_replica_hook(api_version, kind)
 
     def has_revise_replica(self, obj: dict) -> bool:
-        """Whether the object's replicas can be revised (customized ``replicaRevision`` or native)."""
+        """Whether the object's replicas can be revised (customized ``replicaRevision``, third-party or native)."""
         return self._custom(*gvk(obj), "replicaRevision") is not None or \
             _third(*gvk(obj), "replicaRevision") is not None or replica.has_revise_replica(obj)
 
     def has_retain_hook(self, api_version: str, kind: str) -> bool:
-        """Whether a retain rule beyond the generic merge exists (customized ``retention`` or native)."""
+        """Whether a retain rule beyond the generic merge exists (customized ``retention``, third-party or native)."""
         return self._custom(api_version, kind, "retention") is not None or \
             _third(api_version, kind, "retention") is not None or _has_retain_hook(api_version, kind)
 
     def has_aggregate_hook(self, api_version: str, kind: str) -> bool:
-        """Whether status is aggregated into templates of the kind (customized ``statusAggregation`` or native)."""
+        """Whether status is aggregated into templates of the kind (customized ``statusAggregation``, third-party or native)."""
         return self._custom(api_version, kind, "statusAggregation") is not None or \
             _third(api_version, kind, "statusAggregation") is not None or aggregate.has_aggregate_hook(api_version, kind)
 
     def has_health_hook(self, api_version: str, kind: str) -> bool:
-        """Whether health is interpreted for the kind (customized ``healthInterpretation`` or native)."""
+        """Whether health is interpreted for the kind (customized ``healthInterpretation``, third-party or native)."""
         return self._custom(api_version, kind, "healthInterpretation") is not None or \
             _third(api_version, kind, "healthInterpretation") is not None or health.has_health_hook(api_version, kind)
 
     def has_dependencies_hook(self, api_version: str, kind: str) -> bool:
-        """Whether dependencies are interpreted (customized ``dependencyInterpretation`` or native)."""
+        """Whether dependencies are interpreted (customized ``dependencyInterpretation``, third-party or native)."""
         return self._custom(api_version, kind, "dependencyInterpretation") is not None or \
             _third(api_version, kind, "dependencyInterpretation") is not None or \
             dependencies.has_dependencies_hook(api_version, kind)
@@ -192,7 +192,8 @@ class Interpreter:
 
     def interpret_replica(self, obj: dict, *, resource_quota_estimate: bool = False) -> tuple[int, dict | None]:
         """``(replicas, replicaRequirements | None)``: Lua ``GetReplicas(obj)`` when customized
-        (``luavm.GetReplicas``), else :func:`karmactl.interpreter.interpret_replica`.
+        (``luavm.GetReplicas``), else the built-in third-party rule, else
+        :func:`karmactl.interpreter.interpret_replica`.
 
         Raises:
             InterpreterError: the script fails or returns a non-number replica count.
@@ -218,7 +219,7 @@ class Interpreter:
             raise self._failure(rule[0], "replicaResource", obj, str(exc)) from None
 
     def revise_replica(self, obj: dict, replicas: int) -> dict:
-        """``obj`` with ``replicas``: Lua ``ReviseReplica(obj, replicas)`` when customized, else native."""
+        """``obj`` with ``replicas``: Lua ``ReviseReplica(obj, replicas)`` when customized, else third-party, else native."""
         rule = self._custom(*gvk(obj), "replicaRevision")
         if rule is None:
             third = _third(*gvk(obj), "replicaRevision")
@@ -231,7 +232,7 @@ class Interpreter:
     def retain(self, desired: dict, observed: dict) -> dict:
         """The object to write over ``observed``: the generic merge every kind gets
         (``objectwatcher.retainClusterFields``), then Lua ``Retain(desired, observed)`` when
-        customized, else the native retain rules."""
+        customized, else the built-in third-party rule, else the native retain rules."""
         rule = self._custom(*gvk(desired), "retention")
         third = _third(*gvk(desired), "retention") if rule is None else None
         if rule is None and third is None:
@@ -250,7 +251,7 @@ class Interpreter:
 
     def reflect_status(self, obj: dict) -> dict | None:
         """What a member object reports into ``manifestStatuses[].status``: Lua ``ReflectStatus(obj)``
-        when customized (a table; ``{}`` when empty), else native."""
+        when customized (a table; ``{}`` when empty), else third-party, else native."""
         rule = self._custom(*gvk(obj), "statusReflection")
         if rule is None:
             third = _third(*gvk(obj), "statusReflection")
@@ -263,7 +264,7 @@ class Interpreter:
     def aggregate_status(self, template: dict, items: list[dict] | None, *, now: str | None = None) -> dict | None:
         """The template's new ``status``: the ``status`` of Lua ``AggregateStatus(template,
         statusItems)`` when customized (items as Karmada's AggregatedStatusItem: clusterName,
-        status, applied, appliedMessage, health), else native."""
+        status, applied, appliedMessage, health), else third-party, else native."""
         rule = self._custom(*gvk(template), "statusAggregation")
         if rule is None:
             third = _third(*gvk(template), "statusAggregation")
@@ -279,7 +280,7 @@ class Interpreter:
 
     def interpret_health(self, obj: dict) -> str | None:
         """``"Healthy"``/``"Unhealthy"`` from Lua ``InterpretHealth(obj)`` (a boolean) when
-        customized, else native (None: no hook)."""
+        customized, else third-party, else native (None: no hook)."""
         rule = self._custom(*gvk(obj), "healthInterpretation")
         if rule is None:
             third = _third(*gvk(obj), "healthInterpretation")
@@ -293,7 +294,7 @@ class Interpreter:
 
     def get_dependencies(self, obj: dict) -> list[dict]:
         """The objects ``obj`` depends on: every customization's Lua ``GetDependencies(obj)``
-        joined when customized, else native. Same shape and order as
+        joined when customized, else third-party, else native. Same shape and order as
         :func:`karmactl.interpreter.get_dependencies`."""
         rules = (self._rules.get(gvk(obj)) or {}).get("dependencyInterpretation")
         if not rules:
