@@ -292,6 +292,12 @@ def _settings_flags(ex: Export, data: dict, has_taint_policies: bool, has_mcs: b
         ex.notes.append("federatedQuotaEnforcement is true: start karmada-webhook with "
                         "--feature-gates=FederatedQuotaEnforcement=true as well (its ResourceBinding webhook "
                         "refuses placements beyond a FederatedResourceQuota's overall)")
+    if s.multiple_pod_templates_scheduling:
+        # the detector records components; the scheduler places multi-component workloads as sets
+        gates["MultiplePodTemplatesScheduling"] = "true"
+        ex.notes.append("multiplePodTemplatesScheduling is true: start karmada-scheduler with "
+                        "--feature-gates=MultiplePodTemplatesScheduling=true as well (it schedules a "
+                        "binding's components as one set)")
     if gates:
         cm.append("--feature-gates=" + ",".join(f"{k}={v}" for k, v in gates.items()))
     if s.cluster_failover:
@@ -380,7 +386,8 @@ def report_markdown(ex: Export, check: list | None = None) -> str:
             out.append(f"- `{name}`: {label} ({len(ex.files[name])})")
     out.append(f"- `join.sh`: {len(ex.joins)} member cluster(s)")
     out += ["", "## karmada-controller-manager flags", "", "```"] + ex.controller_manager_flags + ["```"]
-    out += ["", "karmada-scheduler needs no flags: no karmactl setting changes the scheduler."]
+    if not any("MultiplePodTemplatesScheduling" in n for n in ex.notes):
+        out += ["", "karmada-scheduler needs no flags: no karmactl setting changes the scheduler."]
     out += ["", f"## Dropped: fields and settings a real Karmada does not keep ({len(ex.lossy)})", ""]
     out += [f"- {lo.what}{' (' + lo.where + ')' if lo.where else ''}: `{lo.path}`: {lo.why}" for lo in ex.lossy] or ["none"]
     if ex.notes:

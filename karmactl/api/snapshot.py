@@ -144,6 +144,11 @@ class Settings:
             default off): the scheduler's placements are checked against every FederatedResourceQuota's
             ``overall`` and its ``overallUsed`` is summed from the ResourceBindings
             (``federatedQuotaEnforcement``, "false").
+        multiple_pod_templates_scheduling: Karmada's feature gate ``MultiplePodTemplatesScheduling``
+            (alpha, default off): templates whose interpreter has ``InterpretComponent`` get
+            ``spec.components`` on their binding instead of ``replicas``/``replicaRequirements``, and a
+            binding with components whose placement asks for exactly one cluster is scheduled as a
+            whole set (``multiplePodTemplatesScheduling``, "false").
     """
 
     cluster_failover: bool = True
@@ -158,6 +163,7 @@ class Settings:
     policy_preemption: bool = False
     stateful_failover_injection: bool = False
     federated_quota_enforcement: bool = False
+    multiple_pod_templates_scheduling: bool = False
     extra: dict = field(default_factory=dict)
 
     SETTINGS_KEY = ("", "ConfigMap", "karmada-system", "karmactl-config")
@@ -208,6 +214,8 @@ class Settings:
         s.policy_preemption = flag("propagationPolicyPreemption", s.policy_preemption)
         s.stateful_failover_injection = flag("statefulFailoverInjection", s.stateful_failover_injection)
         s.federated_quota_enforcement = flag("federatedQuotaEnforcement", s.federated_quota_enforcement)
+        s.multiple_pod_templates_scheduling = flag("multiplePodTemplatesScheduling",
+                                                   s.multiple_pod_templates_scheduling)
         s.failure_threshold = num("clusterFailureThreshold", s.failure_threshold)
         s.success_threshold = num("clusterSuccessThreshold", s.success_threshold)
         s.status_update_frequency = num("clusterStatusUpdateFrequency", s.status_update_frequency)

@@ -723,14 +723,10 @@ _LUA_SYNTAX = None
 def customization_spec_errors(spec: dict) -> list[FieldError]:
     """ResourceInterpreterCustomization rules (``pkg/webhook/resourceinterpretercustomization/``):
     every ``spec.customizations.<operation>.luaScript`` must load as Lua 5.1 (the error names
-    the script line); ``componentResource`` (multi-component replicas) is refused, karmactl's
-    scheduler does not implement it. Scripts are compiled, never run."""
+    the script line). Scripts are compiled, never run."""
     global _LUA_SYNTAX
     errs: list[FieldError] = []
     customizations = _d(spec.get("customizations"))
-    if customizations.get("componentResource") is not None:
-        errs.append(forbidden("spec.customizations.componentResource",
-                              "componentResource (multiple pod templates per replica) is not supported by karmactl"))
     for name, rule in customizations.items():
         script = _d(rule).get("luaScript")
         if not isinstance(script, str) or not script:

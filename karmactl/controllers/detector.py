@@ -180,7 +180,8 @@ def reconcile(templates: dict, views: dict, claims: dict, pps: list[dict], cpps:
         override_names: ``{("OverridePolicy", ns, name), ("ClusterOverridePolicy", "", name)}`` that exist
             (for ``dependentOverrides``).
         now: the run's clock, RFC 3339 (creationTimestamp of new bindings).
-        interpret_replica: ``f(obj) -> (replicas, replicaRequirements | None)``.
+        interpret_replica: ``f(obj) -> (replicas, replicaRequirements | None[, components | None])``
+            (components: ``spec.components``, gate ``MultiplePodTemplatesScheduling``).
         memo: optional dict kept across the passes of one run (policy indexes, template hashes);
             entries are checked by identity, so passing the same dict is always safe.
         claimed_elsewhere: template key -> claim metadata of another controller (a MultiClusterService's
@@ -379,11 +380,14 @@ def _binding_spec(view: dict, obj: dict, pspec: dict, old_spec: dict, interpret_
         resource["namespace"] = vm["namespace"]
     resource.update({"name": vm["name"], "uid": vm["uid"], "resourceVersion": version or template_hash(obj)})
     spec: dict = {"resource": resource}
-    replicas, requirements = interpret_replica(view)
+    found = interpret_replica(view)
+    replicas, requirements = found[0], found[1]
     if replicas:
         spec["replicas"] = replicas
     if requirements:
         spec["replicaRequirements"] = requirements
+    if len(found) > 2 and found[2]:
+        spec["components"] = found[2]
     # Policy values are shared, not copied: snapshot objects are never mutated in place (every
     # controller replaces what it changes), and copying placements was a large part of a
     # 10,000-template run.
@@ -435,7 +439,9 @@ def step(loaded, out, now: str, ctx) -> bool:
                   "annotations": (out.overlays.get(k) or {}).get("metadata", {}).get("annotations") or {}}
               for k in templates}
     det = reconcile(templates, views, claims, inputs.pps, inputs.cpps, out.bindings, inputs.override_names, now,
-                    lambda view: inputs.interpret_replica(view, interpreter), inputs.config, inputs.detector_memo,
+                    lambda view: inputs.interpret_replica(view, interpreter,
+                                                          ctx.settings.multiple_pod_templates_scheduling),
+                    inputs.config, inputs.detector_memo,
                     inputs.claimed_elsewhere)
     for line in det.waiting:
         ctx.warn(line)

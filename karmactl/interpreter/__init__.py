@@ -4,7 +4,8 @@ Karmada asks an interpreter how to read and adapt each kind: replicas and their 
 replica revision, health, status reflection and aggregation, retention on update, dependencies and
 manifest pruning. This package is the native layer of that chain
 (``pkg/resourceinterpreter/default/native/``). :class:`Interpreter` (:mod:`.customized`) puts
-ResourceInterpreterCustomization Lua scripts (:mod:`.luavm`, sandboxed Lua 5.1) in front of it with
+ResourceInterpreterCustomization Lua scripts (:mod:`.luavm`, sandboxed Lua 5.1) and the built-in
+third-party rules of 27 popular custom resource kinds (:mod:`.thirdparty`) in front of it with
 the same names; the run builds one (``Interpreter.for_snapshot``) and every call site uses it.
 
 All functions are pure: they take JSON-like dicts and return new ones, never mutating inputs.

@@ -1,7 +1,8 @@
-"""The run's resource interpreter: ResourceInterpreterCustomization Lua scripts in front of the native one.
+"""The run's resource interpreter: ResourceInterpreterCustomization Lua scripts, then the built-in
+third-party rules (:mod:`karmactl.interpreter.thirdparty`), then the native ones.
 
-Follows ``pkg/resourceinterpreter/interpreter.go`` (customized before native; webhooks are not
-supported by karmactl) and ``pkg/resourceinterpreter/customized/declarative/configurable.go``
+Follows ``pkg/resourceinterpreter/interpreter.go`` (customized, then third-party, then native, per
+operation; webhooks are not supported by karmactl) and ``pkg/resourceinterpreter/customized/declarative/configurable.go``
 (which customization answers). A customization (``config.karmada.io/v1alpha1``) targets one kind
 (``spec.target.apiVersion``/``kind``) and defines any of the operations in :data:`OPERATIONS`; for
 those it replaces the built-in rules, for the others the built-in rules stay. Several
@@ -28,7 +29,12 @@ OPERATIONS = {
     "statusAggregation": ("AggregateStatus", "AggregateStatus"),
     "healthInterpretation": ("InterpretHealth", "InterpretHealth"),
     "dependencyInterpretation": ("InterpretDependency", "GetDependencies"),
+    "componentResource": ("InterpretComponent", "GetComponents"),
 }
+# spec.customizations field -> the operation's name in the built-in third-party rules (thirdparty.Rules)
+_THIRDPARTY = {"retention": "retain", "replicaResource": "replica", "replicaRevision": "revise",
+               "statusReflection": "reflect", "statusAggregation": "aggregate", "healthInterpretation": "health",
+               "dependencyInterpretation": "dependencies", "componentResource": "components"}
 GROUP, KIND = "config.karmada.io", "ResourceInterpreterCustomization"
 
 # the fields of Karmada's typed results (what json.Unmarshal into the Go struct keeps)
@@ -37,8 +43,22 @@ _DEPENDENCY_FIELDS = ("apiVersion", "kind", "namespace", "name", "labelSelector"
 _NODE_CLAIM_FIELDS = ("hardNodeAffinity", "nodeSelector", "tolerations")
 
 
+def _third(api_version: str, kind: str, field: str):
+    """The built-in third-party rule of a kind for a ``spec.customizations`` field, or None."""
+    from karmactl.interpreter import thirdparty
+
+    return thirdparty.rule(api_version, kind, _THIRDPARTY[field])
+
+
+def _run_third(fn, field: str, obj: dict, *args):
+    from karmactl.interpreter import thirdparty
+
+    return thirdparty.run(fn, _THIRDPARTY[field], obj, *args)
+
+
 class Interpreter:
-    """The resource interpreter of one run: customizations first, the native rules otherwise.
+    """The resource interpreter of one run: customizations first, then the built-in third-party
+    rules, the native rules otherwise (per operation).
 
     Exposes the names of the :mod:`karmactl.interpreter` module (``interpret_replica``,
     ``revise_replica``, ``retain``, ``reflect_status``, ``aggregate_status``, ``interpret_health``,
@@ -104,32 +124,41 @@ class Interpreter:
         return sorted(self._rules.get((api_version, kind)) or {})
 
     def has_replica_hook(self, api_version: str, kind: str) -> bool:
-        """Whether replicas are interpreted for the kind (customized ``replicaResource`` or native; ``HookEnabled``)."""
+        """Whether replicas are interpreted for the kind (customized ``replicaResource``, third-party or native; ``HookEnabled``)."""
         return self._custom(api_version, kind, "replicaResource") is not None or \
-            replica.has_replica_hook(api_version, kind)
+            _third(api_version, kind, "replicaResource") is not None or replica.has_replica_hook(api_version, kind)
 
     def has_revise_replica(self, obj: dict) -> bool:
-        """Whether the object's replicas can be revised (customized ``replicaRevision`` or native)."""
-        return self._custom(*gvk(obj), "replicaRevision") is not None or replica.has_revise_replica(obj)
+        """Whether the object's replicas can be revised (customized ``replicaRevision``, third-party or native)."""
+        return self._custom(*gvk(obj), "replicaRevision") is not None or \
+            _third(*gvk(obj), "replicaRevision") is not None or replica.has_revise_replica(obj)
 
     def has_retain_hook(self, api_version: str, kind: str) -> bool:
-        """Whether a retain rule beyond the generic merge exists (customized ``retention`` or native)."""
-        return self._custom(api_version, kind, "retention") is not None or _has_retain_hook(api_version, kind)
+        """Whether a retain rule beyond the generic merge exists (customized ``retention``, third-party or native)."""
+        return self._custom(api_version, kind, "retention") is not None or \
+            _third(api_version, kind, "retention") is not None or _has_retain_hook(api_version, kind)
 
     def has_aggregate_hook(self, api_version: str, kind: str) -> bool:
-        """Whether status is aggregated into templates of the kind (customized ``statusAggregation`` or native)."""
+        """Whether status is aggregated into templates of the kind (customized ``statusAggregation``, third-party or native)."""
         return self._custom(api_version, kind, "statusAggregation") is not None or \
-            aggregate.has_aggregate_hook(api_version, kind)
+            _third(api_version, kind, "statusAggregation") is not None or aggregate.has_aggregate_hook(api_version, kind)
 
     def has_health_hook(self, api_version: str, kind: str) -> bool:
-        """Whether health is interpreted for the kind (customized ``healthInterpretation`` or native)."""
+        """Whether health is interpreted for the kind (customized ``healthInterpretation``, third-party or native)."""
         return self._custom(api_version, kind, "healthInterpretation") is not None or \
-            health.has_health_hook(api_version, kind)
+            _third(api_version, kind, "healthInterpretation") is not None or health.has_health_hook(api_version, kind)
 
     def has_dependencies_hook(self, api_version: str, kind: str) -> bool:
-        """Whether dependencies are interpreted (customized ``dependencyInterpretation`` or native)."""
+        """Whether dependencies are interpreted (customized ``dependencyInterpretation``, third-party or native)."""
         return self._custom(api_version, kind, "dependencyInterpretation") is not None or \
+            _third(api_version, kind, "dependencyInterpretation") is not None or \
             dependencies.has_dependencies_hook(api_version, kind)
+
+    def has_component_hook(self, api_version: str, kind: str) -> bool:
+        """Whether components are interpreted (customized ``componentResource`` or third-party;
+        the native layer has none)."""
+        return self._custom(api_version, kind, "componentResource") is not None or \
+            _third(api_version, kind, "componentResource") is not None
 
     # ------------------------------------------------------------------ running scripts
 
@@ -163,13 +192,18 @@ class Interpreter:
 
     def interpret_replica(self, obj: dict, *, resource_quota_estimate: bool = False) -> tuple[int, dict | None]:
         """``(replicas, replicaRequirements | None)``: Lua ``GetReplicas(obj)`` when customized
-        (``luavm.GetReplicas``), else :func:`karmactl.interpreter.interpret_replica`.
+        (``luavm.GetReplicas``), else the built-in third-party rule, else
+        :func:`karmactl.interpreter.interpret_replica`.
 
         Raises:
             InterpreterError: the script fails or returns a non-number replica count.
         """
         rule = self._custom(*gvk(obj), "replicaResource")
         if rule is None:
+            third = _third(*gvk(obj), "replicaResource")
+            if third is not None:
+                count, requires = _run_third(third, "replicaResource", obj)
+                return int(count), _requirements(requires or {})
             return replica.interpret_replica(obj, resource_quota_estimate=resource_quota_estimate)
         count, requires = self._call(rule, "replicaResource", obj, 2, obj)
         if isinstance(count, bool) or not isinstance(count, (int, float)):
@@ -185,9 +219,12 @@ class Interpreter:
             raise self._failure(rule[0], "replicaResource", obj, str(exc)) from None
 
     def revise_replica(self, obj: dict, replicas: int) -> dict:
-        """``obj`` with ``replicas``: Lua ``ReviseReplica(obj, replicas)`` when customized, else native."""
+        """``obj`` with ``replicas``: Lua ``ReviseReplica(obj, replicas)`` when customized, else third-party, else native."""
         rule = self._custom(*gvk(obj), "replicaRevision")
         if rule is None:
+            third = _third(*gvk(obj), "replicaRevision")
+            if third is not None:
+                return _run_third(third, "replicaRevision", obj, int(replicas))
             return replica.revise_replica(obj, replicas)
         (out,) = self._call(rule, "replicaRevision", obj, 1, obj, int(replicas))
         return self._object(rule, "replicaRevision", obj, out, obj)
@@ -195,14 +232,17 @@ class Interpreter:
     def retain(self, desired: dict, observed: dict) -> dict:
         """The object to write over ``observed``: the generic merge every kind gets
         (``objectwatcher.retainClusterFields``), then Lua ``Retain(desired, observed)`` when
-        customized, else the native retain rules."""
+        customized, else the built-in third-party rule, else the native retain rules."""
         rule = self._custom(*gvk(desired), "retention")
-        if rule is None:
+        third = _third(*gvk(desired), "retention") if rule is None else None
+        if rule is None and third is None:
             return _native_retain(desired, observed)
         from karmactl.api.objects import deepcopy
 
         merged = deepcopy(desired)
         _retain_cluster_fields(merged, observed)
+        if rule is None:
+            return _run_third(third, "retention", merged, observed)
         return self._lua_retain(rule, merged, observed)
 
     def _lua_retain(self, rule, desired: dict, observed: dict) -> dict:
@@ -211,9 +251,12 @@ class Interpreter:
 
     def reflect_status(self, obj: dict) -> dict | None:
         """What a member object reports into ``manifestStatuses[].status``: Lua ``ReflectStatus(obj)``
-        when customized (a table; ``{}`` when empty), else native."""
+        when customized (a table; ``{}`` when empty), else third-party, else native."""
         rule = self._custom(*gvk(obj), "statusReflection")
         if rule is None:
+            third = _third(*gvk(obj), "statusReflection")
+            if third is not None:
+                return _run_third(third, "statusReflection", obj)
             return reflect.reflect_status(obj)
         (out,) = self._call(rule, "statusReflection", obj, 1, obj)
         return self._object(rule, "statusReflection", obj, out)
@@ -221,9 +264,12 @@ class Interpreter:
     def aggregate_status(self, template: dict, items: list[dict] | None, *, now: str | None = None) -> dict | None:
         """The template's new ``status``: the ``status`` of Lua ``AggregateStatus(template,
         statusItems)`` when customized (items as Karmada's AggregatedStatusItem: clusterName,
-        status, applied, appliedMessage, health), else native."""
+        status, applied, appliedMessage, health), else third-party, else native."""
         rule = self._custom(*gvk(template), "statusAggregation")
         if rule is None:
+            third = _third(*gvk(template), "statusAggregation")
+            if third is not None:
+                return _run_third(third, "statusAggregation", template, items or [], now)
             return aggregate.aggregate_status(template, items, now=now)
         return self._lua_aggregate(rule, template, items).get("status") or {}
 
@@ -234,9 +280,12 @@ class Interpreter:
 
     def interpret_health(self, obj: dict) -> str | None:
         """``"Healthy"``/``"Unhealthy"`` from Lua ``InterpretHealth(obj)`` (a boolean) when
-        customized, else native (None: no hook)."""
+        customized, else third-party, else native (None: no hook)."""
         rule = self._custom(*gvk(obj), "healthInterpretation")
         if rule is None:
+            third = _third(*gvk(obj), "healthInterpretation")
+            if third is not None:
+                return health.HEALTHY if _run_third(third, "healthInterpretation", obj) else health.UNHEALTHY
             return health.interpret_health(obj)
         (out,) = self._call(rule, "healthInterpretation", obj, 1, obj)
         if not isinstance(out, bool):
@@ -245,11 +294,14 @@ class Interpreter:
 
     def get_dependencies(self, obj: dict) -> list[dict]:
         """The objects ``obj`` depends on: every customization's Lua ``GetDependencies(obj)``
-        joined when customized, else native. Same shape and order as
+        joined when customized, else third-party, else native. Same shape and order as
         :func:`karmactl.interpreter.get_dependencies`."""
         rules = (self._rules.get(gvk(obj)) or {}).get("dependencyInterpretation")
         if not rules:
-            return dependencies.get_dependencies(obj)
+            third = _third(*gvk(obj), "dependencyInterpretation")
+            if third is None:
+                return dependencies.get_dependencies(obj)
+            return _unique_refs(_run_third(third, "dependencyInterpretation", obj))
         from karmactl.interpreter.luavm import resolve_empty
 
         refs = []
@@ -266,28 +318,56 @@ class Interpreter:
                     raise self._failure(rule[0], "dependencyInterpretation", obj,
                                         f"dependencies[{i}]: dependency can not leave name and labelSelector all empty")
                 refs.append(ref)
-        unique = {}
-        for ref in refs:
-            unique.setdefault(repr(sorted(ref.items())), ref)
-        return sorted(unique.values(), key=dependencies._sort_key)
+        return _unique_refs(refs)
+
+    def interpret_components(self, obj: dict) -> list[dict]:
+        """The components of a multi-component workload (``GetComponents``): Lua
+        ``GetComponents(obj)`` when customized, else the built-in third-party rule; ``[]`` when
+        neither (Karmada's native layer has none). Each is ``{name, replicas,
+        replicaRequirements?: {nodeClaim?, resourceRequest?, priorityClassName?}}`` as
+        ``workv1alpha2.Component``, quantities canonical.
+
+        Raises:
+            InterpreterError: the script or rule fails, returns something else than a list of
+                components, or names a component twice or not at all (Karmada's binding webhook
+                refuses those: ``pkg/webhook/resourcebinding/validating.go``).
+        """
+        rule = self._custom(*gvk(obj), "componentResource")
+        if rule is None:
+            third = _third(*gvk(obj), "componentResource")
+            found = _run_third(third, "componentResource", obj) if third is not None else []
+            return _components(found, lambda message: InterpreterError(f"{describe(obj)}: {message}"))
+        from karmactl.interpreter.luavm import resolve_empty
+
+        (out,) = self._call(rule, "componentResource", obj, 1, obj)
+        if out is None:
+            return []
+        if not isinstance(out, list) and out is not _empty():
+            raise self._failure(rule[0], "componentResource", obj,
+                                f"expected result type 'table' or 'nil' from GetComponents, but got '{_lua_type(out)}'")
+        return _components(resolve_empty(out, False),
+                           lambda message: self._failure(rule[0], "componentResource", obj, message))
 
 
     # ------------------------------------------------------------------ karmadactl interpret
 
     def run_rule(self, operation: str, desired: dict | None = None, observed: dict | None = None,
-                 status: list | None = None, replica: int = 0) -> list[tuple[str, object]]:
+                 status: list | None = None, replica: int = 0, *, builtin: bool = False) -> list[tuple[str, object]]:
         """One customized operation as ``karmadactl interpret --operation`` runs it
         (``pkg/util/interpreter/rule.go``): ``[(result name, value)]``, e.g.
         ``[("replica", 2), ("requires", None)]``, ``[("healthy", True)]``, ``[("retained", obj)]``.
 
         ``operation`` is a karmadactl operation name (``Retain``, ``InterpretReplica``,
         ``ReviseReplica``, ``InterpretStatus``, ``AggregateStatus``, ``InterpretHealth``,
-        ``InterpretDependency``; any case). Retain takes ``desired`` and ``observed``; the others
-        one object, ``desired`` or ``observed``.
+        ``InterpretDependency``, ``InterpretComponent``; any case). Retain takes ``desired`` and
+        ``observed``; the others one object, ``desired`` or ``observed``. With ``builtin`` the
+        built-in layers answer (third-party rules, then native) instead of the customizations;
+        ``InterpretComponent`` gives ``[("components", [...])]``.
 
         Raises:
             InterpreterError: unknown operation, missing or doubled inputs, the kind has no
-                customization for the operation ("rule is not enabled"), or the script fails.
+                customization (``builtin``: no built-in rule) for the operation ("rule is not
+                enabled"), or the script or rule fails.
         """
         field = operation_field(operation)
         if field == "retention":
@@ -302,11 +382,19 @@ class Interpreter:
             if desired is not None and observed is not None:
                 raise InterpreterError("you can not specify both desired-file and observed-file options")
             obj = desired if desired is not None else observed
+        if builtin:
+            return self._run_builtin(field, obj, observed, status, replica)
         rule = self._custom(*gvk(obj), field)
         if rule is None:
             raise InterpreterError("rule is not enabled")
         if field == "retention":
             return [("retained", self._lua_retain(rule, desired, observed))]
+        if field == "statusAggregation":
+            return [("aggregatedStatus", self._lua_aggregate(rule, obj, status))]
+        return self._results(field, obj, replica)
+
+    def _results(self, field: str, obj: dict, replica: int) -> list[tuple[str, object]]:
+        """The named results of a one-object operation, through the interpreter's own chain."""
         if field == "replicaResource":
             count, requires = self.interpret_replica(obj)
             return [("replica", count), ("requires", requires)]
@@ -314,11 +402,77 @@ class Interpreter:
             return [("revised", self.revise_replica(obj, replica))]
         if field == "statusReflection":
             return [("status", self.reflect_status(obj))]
-        if field == "statusAggregation":
-            return [("aggregatedStatus", self._lua_aggregate(rule, obj, status))]
         if field == "healthInterpretation":
             return [("healthy", self.interpret_health(obj) == health.HEALTHY)]
+        if field == "componentResource":
+            return [("components", self.interpret_components(obj))]
         return [("dependencies", self.get_dependencies(obj))]
+
+    def _run_builtin(self, field: str, obj: dict, observed: dict | None, status, replicas: int) -> list:
+        """One operation of the built-in layers (third-party, then native), for ``karmactl
+        interpret`` without customizations."""
+        api_version, kind = gvk(obj)
+        builtin = Interpreter(now=self._now)
+        enabled = {
+            "retention": lambda: builtin.has_retain_hook(api_version, kind),
+            "replicaResource": lambda: builtin.has_replica_hook(api_version, kind),
+            "replicaRevision": lambda: builtin.has_revise_replica(obj),
+            "statusReflection": lambda: True,  # the native layer reflects any kind's whole status
+            "statusAggregation": lambda: builtin.has_aggregate_hook(api_version, kind),
+            "healthInterpretation": lambda: builtin.has_health_hook(api_version, kind),
+            "dependencyInterpretation": lambda: builtin.has_dependencies_hook(api_version, kind),
+            "componentResource": lambda: builtin.has_component_hook(api_version, kind),
+        }[field]
+        if not enabled():
+            raise InterpreterError("rule is not enabled")
+        if field == "retention":
+            return [("retained", builtin.retain(obj, observed))]
+        if field == "statusAggregation":
+            return [("aggregatedStatus", dict(obj, status=builtin.aggregate_status(obj, status, now=self._now)))]
+        return builtin._results(field, obj, replicas)
+
+
+def _unique_refs(refs: list[dict]) -> list[dict]:
+    """Dependencies once each, in the native layer's order."""
+    unique: dict = {}
+    for ref in refs:
+        unique.setdefault(repr(sorted(ref.items())), ref)
+    return sorted(unique.values(), key=dependencies._sort_key)
+
+
+def _components(found, failure) -> list[dict]:
+    """Components as ``workv1alpha2.Component`` keeps them (``name``, ``replicas``,
+    ``replicaRequirements`` with nodeClaim, resourceRequest and priorityClassName); ``failure(message)``
+    makes the error raised for a malformed one or a missing or repeated name."""
+    out, names = [], set()
+    for i, comp in enumerate(found or []):
+        if not isinstance(comp, dict):
+            raise failure(f"components[{i}] is not an object")
+        name = comp.get("name")
+        if not isinstance(name, str) or not name:
+            raise failure(f"components[{i}].name: component names must be non-empty")
+        if name in names:
+            raise failure(f"components[{i}].name: component names must be unique: {name}")
+        if len(name) > 32:
+            raise failure(f"components[{i}].name: {name}: must be no more than 32 characters")
+        names.add(name)
+        count = comp.get("replicas") or 0
+        if isinstance(count, bool) or not isinstance(count, (int, float)):
+            raise failure(f"components[{i}].replicas is not a number")
+        entry = {"name": name, "replicas": int(count)}
+        requires = comp.get("replicaRequirements")
+        if isinstance(requires, dict):
+            try:
+                requirements = _requirements(requires)
+            except InterpreterError as exc:
+                raise failure(f"components[{i}].{exc}") from None
+            requirements = {k: v for k, v in (requirements or {}).items() if k != "namespace"}
+            if requirements:
+                entry["replicaRequirements"] = requirements
+        elif requires is not None and requires is not _empty():
+            raise failure(f"components[{i}].replicaRequirements is not an object")
+        out.append(entry)
+    return out
 
 
 def conflicts(customizations) -> list[tuple[dict, str, str]]:

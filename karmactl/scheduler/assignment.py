@@ -19,7 +19,7 @@ from karmactl.scheduler.framework import SchedulingError, UnschedulableError
 from karmactl.scheduler.selection import ClusterDetail
 from karmactl.scheduler.util import (
     AGGREGATED_STRATEGY, DUPLICATED_STRATEGY, STATIC_WEIGHT_STRATEGY, active_affinity_term,
-    placement_of, replicas_of, strategy_type, target_clusters,
+    multi_template_applicable, placement_of, replicas_of, strategy_type, target_clusters,
 )
 from karmactl.scheduler.webster import allocate_webster_seats
 
@@ -61,6 +61,11 @@ def assign_replicas(clusters: list[ClusterDetail], spec: dict, status: dict) -> 
     components = spec.get("components") or []
     if (replicas_of(spec) > 0 or spec.get("replicaRequirements") is not None) and len(components) <= 1:
         return _assign_workload(clusters, spec, status)
+    if len(components) > 1 and multi_template_applicable(spec):
+        # multi-component workloads are not divided: each target runs one whole set
+        return [{"name": c.name, "replicas": 0,
+                 "components": [{"name": comp["name"], "replicas": int(comp.get("replicas") or 0)}
+                                for comp in components]} for c in clusters]
     return [{"name": c.name, "replicas": 0} for c in clusters]
 
 

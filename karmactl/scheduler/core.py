@@ -43,7 +43,7 @@ from karmactl.scheduler.selection import build_cluster_details, select_best_clus
 from karmactl.scheduler.plugins.cluster_affinity import affinities_for
 from karmactl.scheduler.util import (
     DIVIDED, DUPLICATED, DUPLICATED_STRATEGY, STATIC_WEIGHT_STRATEGY, cluster_name, is_deleting, is_static_weighted,
-    is_workload, replica_scheduling_type, replicas_of, strategy_type, target_clusters,
+    is_workload, multi_template_applicable, replica_scheduling_type, replicas_of, strategy_type, target_clusters,
 )
 
 MANAGED_BY_LABEL = "binding.karmada.io/managed-by"
@@ -306,7 +306,8 @@ def run_algorithm(spec: dict, status: dict, clusters: list[dict], *, enable_empt
     scored = [(c, run_score_plugins(SCORE_PLUGINS, spec, c)) for c in feasible]
     details = build_cluster_details(scored, spec, status, _available_replicas(feasible, spec))
     try:
-        selected = select_best_clusters(spec, details, replicas_of(spec))
+        # a set of components is scheduled as a whole: one set must fit (common.go: SelectClusters)
+        selected = select_best_clusters(spec, details, 1 if multi_template_applicable(spec) else replicas_of(spec))
     except SchedulingError as err:
         raise err.prefixed("failed to select clusters: ") from err
     try:
@@ -341,20 +342,25 @@ def _explainer(diagnosis, spec: dict, status: dict, clusters: list[dict]):
 
 
 def _sorted_targets(targets: list[dict]) -> list[dict]:
-    return sorted(({"name": t["name"], "replicas": int(t.get("replicas") or 0)} for t in targets),
-                  key=lambda t: t["name"])
+    out = []
+    for t in targets:
+        entry = {"name": t["name"], "replicas": int(t.get("replicas") or 0)}
+        if t.get("components"):  # a whole set of a multi-component workload (TargetCluster.Components)
+            entry["components"] = [{"name": c["name"], "replicas": int(c.get("replicas") or 0)} for c in t["components"]]
+        out.append(entry)
+    return sorted(out, key=lambda t: t["name"])
 
 
 def _write_clusters(binding: dict, targets: list[dict]) -> bool:
-    """Set ``spec.clusters`` (name order, ``replicas`` omitted when 0 like Go's omitempty) unless the
-    current list already holds the same (name, replicas) pairs. Returns whether it changed."""
+    """Set ``spec.clusters`` (name order, ``replicas`` omitted when 0 like Go's omitempty; the
+    ``components`` of a target that runs a whole set) unless the current list already holds the
+    same targets. Returns whether it changed."""
     spec = binding.setdefault("spec", {})
     new = _sorted_targets(targets)
-    if _sorted_targets(target_clusters(spec)) == new:
+    if _sorted_targets(spec.get("clusters") or []) == new:
         return False
     if new:
-        spec["clusters"] = [{"name": t["name"], "replicas": t["replicas"]} if t["replicas"] else {"name": t["name"]}
-                            for t in new]
+        spec["clusters"] = [{k: v for k, v in t.items() if k != "replicas" or v} for t in new]
     else:
         spec.pop("clusters", None)
     return True

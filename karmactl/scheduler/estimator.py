@@ -13,7 +13,7 @@ import math
 from fractions import Fraction
 
 from karmactl.api.quantity import QuantityError, parse_quantity
-from karmactl.scheduler.util import MAX_INT32, cluster_name, replicas_of
+from karmactl.scheduler.util import MAX_INT32, cluster_name, multi_template_applicable, replicas_of
 
 MAX_PODS_PER_NODE = 110
 _MAX_INT64 = 2**63 - 1
@@ -188,17 +188,104 @@ def max_available_replicas(cluster: dict, replica_requirements: dict | None) -> 
     return min(maximum, replicas_by_summary(summary, request), MAX_INT32)
 
 
+def _quantity_as_int(value) -> int:
+    """``quantityAsInt64``: milli-units for decimal quantities (``500m``, ``2``, ``1G``), whole units
+    for binary ones (``1Gi``)."""
+    amount = _q(value)
+    binary = isinstance(value, str) and value.rstrip().endswith("i")
+    return _value(amount) if binary else _milli(amount)
+
+
+def max_available_component_sets(cluster: dict, components: list[dict]) -> int:
+    """How many whole sets of ``components`` fit into a cluster (``GeneralEstimator.
+    maxAvailableComponentSets``, ``pkg/estimator/client/general.go``), >= 0.
+
+    The allowed pods bound the sets by the pods of one set (the sum of component replicas); every
+    resource one set requests (each component's request times its replicas, as ``quantityAsInt64``)
+    bounds them by what is left of it (allocatable - allocated - allocating); a requested resource
+    with nothing left gives 0. A set of no pods: the allowed pods. With resource models
+    (``allocatableModelings``), sets are also placed one by one on the model nodes, first fit.
+    """
+    summary = (cluster.get("status") or {}).get("resourceSummary")
+    if summary is None:
+        return 0
+    allowed = allowed_pod_number(summary)
+    if allowed <= 0:
+        return 0
+    pods_per_set = sum(int(c.get("replicas") or 0) for c in components)
+    if pods_per_set <= 0:
+        return min(allowed, MAX_INT32)
+    sets = min(allowed // pods_per_set, MAX_INT32)
+    per_set: dict[str, int] = {}
+    for comp in components:
+        for name, value in (((comp.get("replicaRequirements") or {}).get("resourceRequest")) or {}).items():
+            per_set[name] = per_set.get(name, 0) + _quantity_as_int(value) * int(comp.get("replicas") or 0)
+    for name, need in per_set.items():
+        if need <= 0:
+            continue
+        left = _available_as_int(summary, name)
+        if left <= 0:
+            return 0
+        sets = min(sets, left // need)
+    if summary.get("allocatableModelings"):
+        try:
+            sets = min(sets, sets_by_models(cluster, components, sets))
+        except ModelError:
+            pass  # upstream logs and keeps the summary estimate
+    return sets
+
+
+def _available_as_int(summary: dict, name: str) -> int:
+    if name not in (summary.get("allocatable") or {}):
+        return 0
+    raw = summary["allocatable"][name]
+    amount = _q(raw) - _q((summary.get("allocated") or {}).get(name)) - _q((summary.get("allocating") or {}).get(name))
+    binary = isinstance(raw, str) and raw.rstrip().endswith("i")
+    return _value(amount) if binary else _milli(amount)
+
+
+def sets_by_models(cluster: dict, components: list[dict], upper: int) -> int:
+    """Whole sets placed one after another on :func:`build_model_nodes`, each pod first fit
+    (``SchedulingSimulator.SimulateScheduling``), at most ``upper``.
+
+    Raises:
+        ModelError: see :func:`build_model_nodes`.
+    """
+    nodes = build_model_nodes(cluster)
+    pods = []
+    for comp in components:
+        request = _resource_vector(((comp.get("replicaRequirements") or {}).get("resourceRequest")) or {})
+        request["pods"] = 1
+        pods += [request] * int(comp.get("replicas") or 0)
+    placed = 0
+    while placed < upper:
+        trial = [dict(n) for n in nodes]
+        for pod in pods:
+            node = next((n for n in trial if all(n.get(k, 0) >= v for k, v in pod.items())), None)
+            if node is None:
+                return placed
+            for k, v in pod.items():
+                node[k] = node.get(k, 0) - v
+        nodes = trial
+        placed += 1
+    return placed
+
+
 def cal_available_replicas(clusters: list[dict], spec: dict) -> dict[str, int]:
     """Allocatable replicas ``A_c`` per cluster name (``calAvailableReplicas``).
 
-    Non-workloads (``replicas == 0`` and no components) get MaxInt32 without estimation. Otherwise
-    the general estimator runs; a value still at MaxInt32 is replaced by ``spec.replicas``.
+    Non-workloads (``replicas == 0`` and no components) get MaxInt32 without estimation. A
+    binding scheduled as a whole set of components (:func:`karmactl.scheduler.util.
+    multi_template_applicable`) gets the sets that fit (:func:`max_available_component_sets`);
+    others the general estimator's replicas. A value still at MaxInt32 is replaced by ``spec.replicas``.
     """
     if replicas_of(spec) == 0 and not spec.get("components"):
         return {cluster_name(c): MAX_INT32 for c in clusters}
     requirements = spec.get("replicaRequirements")
+    sets = multi_template_applicable(spec)
     out = {}
     for cluster in clusters:
-        value = max_available_replicas(cluster, requirements)
+        value = (max_available_component_sets(cluster, spec["components"]) if sets
+                 else max_available_replicas(cluster, requirements))
         out[cluster_name(cluster)] = replicas_of(spec) if value == MAX_INT32 else value
     return out

@@ -50,6 +50,19 @@ def is_workload(spec: dict) -> bool:
     return replicas_of(spec) > 0 or spec.get("replicaRequirements") is not None or len(spec.get("components") or []) >= 1
 
 
+def multi_template_applicable(spec: dict) -> bool:
+    """``isMultiTemplateSchedulingApplicable`` (``pkg/scheduler/core/estimation.go``): the binding
+    has components and a spread constraint by cluster with ``minGroups == maxGroups == 1``.
+
+    The gate ``MultiplePodTemplatesScheduling`` is not read here: the detector records
+    ``spec.components`` only while it is on, so a binding with components is one the gate applies to.
+    """
+    if not spec.get("components"):
+        return False
+    return any(c.get("spreadByField") == "cluster" and c.get("minGroups") == 1 and c.get("maxGroups") == 1
+               for c in placement_of(spec).get("spreadConstraints") or [] if isinstance(c, dict))
+
+
 def replica_scheduling_type(placement: dict) -> str:
     """``Duplicated`` when ``replicaScheduling`` is absent, else its type (CRD default ``Divided``)."""
     rs = placement.get("replicaScheduling")

@@ -8,6 +8,7 @@ import shutil
 import textwrap
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.conftest import NOW, cluster_yaml, write
@@ -145,16 +146,50 @@ def test_two_customizations_of_one_operation_are_refused_as_karmadas_webhook_doe
     assert not (state / "computed").exists()
 
 
-def test_component_resource_and_interpreter_webhooks_are_refused(cli, state, tmp_path):
-    doc = yaml.safe_load((GUESTBOOK_DATA / "customizations.yaml").read_text())
-    doc["spec"]["customizations"]["componentResource"] = {"luaScript": "function GetComponents(obj) return {} end"}
-    (tmp_path / "components.yaml").write_text(yaml.safe_dump(doc))
-    code, _out, err = cli("apply", "-f", str(tmp_path / "components.yaml"))
-    assert code == 2 and "spec.customizations.componentResource: Forbidden" in err and "not supported" in err
+COMPONENTS = """\
+function GetComponents(obj)
+  return {{name = "leader", replicas = 1}, {name = "follower", replicas = obj.spec.size - 1,
+           replicaRequirements = {resourceRequest = {cpu = "500m"}}}}
+end
+"""
+GATE = """
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: karmactl-config, namespace: karmada-system}
+data: {multiplePodTemplatesScheduling: "true"}
+"""
 
-    # even with Karmada's CRD for it in the state directory, karmactl calls no webhooks
+
+def test_component_resource_gives_the_binding_components_behind_the_gate(cli, state, tmp_path):
+    doc = yaml.safe_load((GUESTBOOK_DATA / "customizations.yaml").read_text())
+    doc["spec"]["customizations"]["componentResource"] = {"luaScript": COMPONENTS}
+    (tmp_path / "components.yaml").write_text(yaml.safe_dump(doc))
+    setup_state(state, tmp_path / "components.yaml")
+    cli.ok("reconcile", "--offline", "--now", NOW)
+    rb = json.loads(cli.ok("get", "rb", "guestbook-sample-guestbook", "-o", "json"))
+    assert rb["spec"]["replicas"] == 2 and "components" not in rb["spec"]  # gate off: GetReplicas
+
+    write(state / "karmactl-config.yaml", GATE)
+    cli.ok("reconcile", "--offline", "--now", NOW)
+    rb = json.loads(cli.ok("get", "rb", "guestbook-sample-guestbook", "-o", "json"))
+    assert rb["spec"]["components"] == [
+        {"name": "leader", "replicas": 1},
+        {"name": "follower", "replicas": 1, "replicaRequirements": {"resourceRequest": {"cpu": "500m"}}}]
+    assert "replicas" not in rb["spec"] and "replicaRequirements" not in rb["spec"]
+    # a multi-component workload is not divided (the placement does not ask for exactly one cluster):
+    # every candidate cluster gets it, and Karmada's binding controller revises it to the target's 0 replicas
+    assert rb["spec"]["clusters"] == [{"name": "member1"}, {"name": "member2"}]
+    assert {c: m["spec"]["size"] for c, m in works(state, "guestbook-sample").items()} == {"member1": 0, "member2": 0}
+    code, out, _err = cli("interpret", "-f", str(tmp_path / "components.yaml"), "--operation", "InterpretComponent",
+                          "--desired-file", str(ROOT / "manifests" / "guestbook" / "guestbook.yaml"))
+    assert code == 0 and yaml.safe_load(out.split("# [1/1] components:\n", 1)[1])[1]["name"] == "follower"
+
+
+def test_interpreter_webhooks_are_refused(cli, state, tmp_path):
     from tests.kube_apiserver import KARMADA_CRDS
 
+    if not KARMADA_CRDS.is_dir(): pytest.skip("needs ../shared (Karmada's CRDs)")  # noqa: E701
+    # even with Karmada's CRD for it in the state directory, karmactl calls no webhooks
     shutil.copy(KARMADA_CRDS / "config.karmada.io_resourceinterpreterwebhookconfigurations.yaml",
                 state / "webhook-crd.yaml")
     write(tmp_path / "webhook.yaml", """

@@ -1,12 +1,14 @@
 """``karmactl interpret``: run and check ResourceInterpreterCustomization scripts locally.
 
 As karmadactl's (``pkg/karmadactl/interpret/``): ``--operation`` runs one customized operation on
-objects from files and prints each result as YAML; ``--check`` checks every script of every
+objects from files and prints each result as YAML; without ``-f`` it runs the built-in layers
+(the third-party rules of :mod:`karmactl.interpreter.thirdparty`, then the native ones) instead; ``--check`` checks every script of every
 customization loads (``RULERS: <operation>: PASS | UNSET | ERROR: ...``) and, when a
 ``customizations_tests.yaml`` lies beside the file, runs its test cases as Karmada's third-party
 customizations test does (``pkg/resourceinterpreter/default/thirdparty/thirdparty_test.go``)::
 
     karmactl interpret -f customization.yaml --operation InterpretReplica --observed-file guestbook.yaml
+    karmactl interpret --operation InterpretHealth --observed-file cloneset.yaml     # built-in rules
     karmactl interpret -f customizations.yaml --check
 
 Exit codes: 0 success; 1 ``--check`` found a syntax error or a test case whose result differs
@@ -31,11 +33,12 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def interpret(ctx: typer.Context,
-                  filename: List[str] = typer.Option(..., "-f", "--filename",
-                                                     help="Files or directories with ResourceInterpreterCustomizations."),
+                  filename: List[str] = typer.Option([], "-f", "--filename",
+                                                     help="Files or directories with ResourceInterpreterCustomizations "
+                                                          "(none: run the built-in third-party and native rules)."),
                   operation: Optional[str] = typer.Option(None, "--operation", help=(
                       "The operation to run: Retain, InterpretReplica, ReviseReplica, InterpretStatus, "
-                      "AggregateStatus, InterpretHealth, InterpretDependency.")),
+                      "AggregateStatus, InterpretHealth, InterpretDependency, InterpretComponent.")),
                   check: bool = typer.Option(False, "--check", help="Check the scripts load, and run the test "
                                              f"cases of {TESTS_FILE} beside each file."),
                   desired_file: Optional[str] = typer.Option(None, "--desired-file", help="The desiredObj argument."),
@@ -46,6 +49,8 @@ def register(app: typer.Typer) -> None:
                   desired_replica: int = typer.Option(0, "--desired-replica", help="The desiredReplica argument.")):
         """Run a customization's Lua rules locally, or check them against their test cases."""
         c: Context = ctx.obj
+        if check and not filename:
+            raise CLIError("--check needs the customizations to check: give -f")
         if check:
             raise SystemExit(int(check_cmd(c, filename)))
         interpret_cmd(c, filename, operation, desired_file, observed_file, status_file, desired_replica)
@@ -153,7 +158,8 @@ def _yaml(value) -> str:
 
 def interpret_cmd(c: Context, filenames: list[str], operation: str | None, desired_file: str | None,
                   observed_file: str | None, status_file: str | None, desired_replica: int) -> None:
-    """Run one operation and print ``---`` / ``# [i/n] name:`` / YAML per result (karmadactl's format).
+    """Run one operation and print ``---`` / ``# [i/n] name:`` / YAML per result (karmadactl's format):
+    the customizations of ``filenames``, or with none the built-in layers.
 
     Raises:
         CLIError: no operation, an unknown one, or the script failed (exit 2).
@@ -168,13 +174,13 @@ def interpret_cmd(c: Context, filenames: list[str], operation: str | None, desir
         operation_field(operation)
     except InterpreterError as exc:
         raise CLIError(str(exc)) from None
-    customizations = [doc for _path, doc in load_customizations(filenames)]
+    customizations = [doc for _path, doc in load_customizations(filenames)] if filenames else []
     desired = _one_object(desired_file, "--desired-file")
     observed = _one_object(observed_file, "--observed-file")
     status = _status_items(status_file)
     interpreter = Interpreter(customizations, now=c.now)
     try:
-        results = interpreter.run_rule(operation, desired, observed, status, desired_replica)
+        results = interpreter.run_rule(operation, desired, observed, status, desired_replica, builtin=not filenames)
     except InterpreterError as exc:
         raise CLIError(f"execute {operation} error: {exc}") from None
     for i, (name, value) in enumerate(results, 1):

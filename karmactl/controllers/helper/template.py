@@ -106,15 +106,22 @@ class TemplateInputs:
         self.views[key] = (overlay, v)
         return v
 
-    def interpret_replica(self, view: dict, interpreter):
-        """The interpreter's replica answer, once per template spec: it reads only apiVersion,
-        kind and spec, and every view of a template shares the template's ``spec`` object."""
+    def interpret_replica(self, view: dict, interpreter, components: bool = False):
+        """The interpreter's replica answer ``(replicas, replicaRequirements, components)``, once
+        per template spec: it reads only apiVersion, kind and spec, and every view of a template
+        shares the template's ``spec`` object. With ``components`` (gate
+        ``MultiplePodTemplatesScheduling``) a kind with ``InterpretComponent`` answers
+        ``(0, None, components)`` (``detector.go: applyReplicaInterpretation``); otherwise
+        components are None."""
         spec = view.get("spec")
         gvk = (view.get("apiVersion"), view.get("kind"))
         hit = self.replica_memo.get(id(spec))
         if hit is None or hit[0] is not spec or hit[1] != gvk:
             try:
-                hit = (spec, gvk, interpreter.interpret_replica(view))
+                if components and interpreter.has_component_hook(*gvk):
+                    hit = (spec, gvk, (0, None, interpreter.interpret_components(view)))
+                else:
+                    hit = (spec, gvk, interpreter.interpret_replica(view) + (None,))
             except InterpreterError as exc:  # a failing script fails once per computation, not per pass
                 hit = (spec, gvk, exc)
             self.replica_memo[id(spec)] = hit
