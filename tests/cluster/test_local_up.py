@@ -56,3 +56,17 @@ def test_kube_cluster_flags_are_checked_before_anything_starts(cli, state, tmp_p
     code, _, err = cli("local-up", "--kube-cluster", str(TOOL), "--node-memory", "lots")
     assert code == 2 and "--node-memory" in err
     assert not (state / ".karmactl" / "members" / "member1" / "server.json").exists()
+
+
+def test_demo_runs_on_whole_real_clusters(cli, state):
+    try:
+        out = cli.ok("demo", "--members", "2", "--kube-cluster", str(TOOL), "--timeout", "150s")
+        assert "member2" in out
+        kubeconfig = state / ".karmactl" / "members" / "member2" / "kubeconfig"
+        dep = json.loads(subprocess.run(["kubectl", "--kubeconfig", str(kubeconfig), "get", "deploy", "nginx", "-n",
+                                         "default", "-o", "json"], capture_output=True, text=True, check=True,
+                                        timeout=60).stdout)
+        # the member's own deployment controller made its 2 replicas available
+        assert dep["status"]["availableReplicas"] == 2
+    finally:
+        cli.ok("local-down")
