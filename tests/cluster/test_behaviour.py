@@ -97,13 +97,13 @@ def test_nginx_sample_is_reported_ready_by_the_members_own_controllers(cli, clus
 
 def test_a_rollout_is_seen_in_progress_and_then_complete_across_runs(cli, cluster_joined, cluster_ns, tmp_path):
     dep = _deployment("roll", cluster_ns, 2)
-    dep["spec"]["minReadySeconds"] = 12  # Ready Pods count as available only after 12 s: a visible rollout
     path = write_yaml(tmp_path / "in" / "roll.yaml", dep, _policy("roll", cluster_ns, ["member1", "member2"], True))
     cli.ok("apply", "-f", str(path))
     _until("the first revision to be available", lambda: _reconcile(cli) is not None
            and _health(cli, cluster_ns, "roll") == {"member1": "Healthy", "member2": "Healthy"}, deadline=DEADLINE + 60)
 
     dep["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:1.26"
+    dep["spec"]["minReadySeconds"] = 12  # new Pods count as available only after 12 s: a visible rollout
     write_yaml(path, dep, _policy("roll", cluster_ns, ["member1", "member2"], True))
     cli.ok("apply", "-f", str(path))
     _reconcile(cli)  # applies the new revision to both members

@@ -11,7 +11,7 @@ from karmactl.emulator.local import pid_alive
 from kube_cluster import TOOL
 
 
-def test_local_up_starts_whole_clusters_with_shaped_nodes_and_local_down_stops_them(cli, state):
+def test_local_up_starts_whole_clusters_with_shaped_nodes_demo_uses_them_and_local_down_stops_them(cli, state):
     out = cli.ok("local-up", "--members", "2", "--kube-cluster", str(TOOL), "--nodes", "1", "--node-cpu", "4",
                  "--node-memory", "16Gi", "--zones", "zone-x,zone-y")
     pids = []
@@ -37,6 +37,16 @@ def test_local_up_starts_whole_clusters_with_shaped_nodes_and_local_down_stops_t
             assert {m["grade"]: m["count"] for m in summary["allocatableModelings"] if m["count"]} == {2: 1}
         again = cli.ok("local-up", "--members", "2", "--kube-cluster", str(TOOL), "--nodes", "1")
         assert [line.split("\t") for line in again.strip().splitlines() if "\t" in line] == rows  # reused
+        # the tour on them: the sample is made available by the members' own deployment controllers
+        out = cli.ok("demo", "--members", "2", "--kube-cluster", str(TOOL), "--timeout", "150s")
+        assert "member2" in out
+        dep = json.loads(subprocess.run(["kubectl", "--kubeconfig", str(state / ".karmactl" / "members" / "member2" /
+                                                                        "kubeconfig"),
+                                         "get", "deploy", "nginx", "-n", "default", "-o", "json"],
+                                        capture_output=True, text=True, check=True, timeout=60).stdout)
+        assert dep["status"]["availableReplicas"] == 2
+        assert [int(json.loads((state / ".karmactl" / "members" / n / "server.json").read_text())["pid"])
+                for n in ("member1", "member2")] == pids  # demo reused the running clusters
     finally:
         stopped = cli.ok("local-down")
     assert stopped.split() == ["member1", "stopped", "member2", "stopped"]
@@ -57,16 +67,3 @@ def test_kube_cluster_flags_are_checked_before_anything_starts(cli, state, tmp_p
     assert code == 2 and "--node-memory" in err
     assert not (state / ".karmactl" / "members" / "member1" / "server.json").exists()
 
-
-def test_demo_runs_on_whole_real_clusters(cli, state):
-    try:
-        out = cli.ok("demo", "--members", "2", "--kube-cluster", str(TOOL), "--timeout", "150s")
-        assert "member2" in out
-        kubeconfig = state / ".karmactl" / "members" / "member2" / "kubeconfig"
-        dep = json.loads(subprocess.run(["kubectl", "--kubeconfig", str(kubeconfig), "get", "deploy", "nginx", "-n",
-                                         "default", "-o", "json"], capture_output=True, text=True, check=True,
-                                        timeout=60).stdout)
-        # the member's own deployment controller made its 2 replicas available
-        assert dep["status"]["availableReplicas"] == 2
-    finally:
-        cli.ok("local-down")
