@@ -176,12 +176,19 @@ def join_cluster(c: Context, name: str, kubeconfig: str | None, context: str | N
     return obj
 
 
+KUBE_CLUSTER_HELP = ("Run each member as a whole real cluster (controllers, scheduler, nodes) started by this cluster "
+                     "launcher: a directory with start.sh NAME DIR --nodes N and stop.sh DIR, such as "
+                     "kube-cluster of karmactl's test tools.")
+
+
 def local_up(c: Context, count: int = 3, port_base: int | None = None, nodes: int | None = None,
-             kube_apiserver: str | None = None) -> list[dict]:
+             kube_apiserver: str | None = None, kube_cluster: str | None = None, shape=None,
+             zones: list[str] | None = None) -> list[dict]:
     """Start (or reuse) ``member1..N`` and join them.
 
     The processes are :func:`karmactl.emulator.local.local_up`'s (emulators, or real kube-apiservers
-    on etcd with ``kube_apiserver``). A member already joined keeps its Cluster file, whose
+    on etcd with ``kube_apiserver``, or whole clusters from the launcher ``kube_cluster`` with nodes of
+    ``shape`` (``launcher.NodeShape``) in ``zones``). A member already joined keeps its Cluster file, whose
     ``spec.apiEndpoint`` is updated when its URL changed.
 
     Returns:
@@ -196,7 +203,7 @@ def local_up(c: Context, count: int = 3, port_base: int | None = None, nodes: in
     ensure_runtime_dir(c.state)
     try:
         members = local.local_up(c.state, count, port_base, local.NODE_COUNT if nodes is None else nodes,
-                                 kube_apiserver, notify=err)
+                                 kube_apiserver, notify=err, kube_cluster=kube_cluster, shape=shape, zones=zones)
     except local.LocalUsageError as exc:
         raise CLIError(str(exc)) from None
     except local.MemberStartError as exc:

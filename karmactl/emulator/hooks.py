@@ -139,15 +139,23 @@ WORKLOADS = {("apps", "deployments"), ("apps", "statefulsets"), ("apps", "replic
              ("", "pods"), ("batch", "jobs")}
 
 
+def _counters(n: int, *names: str) -> dict:
+    """``{name: n}`` for the status counters the API types mark ``omitempty``; at 0 ``{name: None}``:
+    the counter is removed (a JSON merge patch's null), as a real controller's status leaves it out
+    (found by ``tests/cluster/test_emulator_referee.py``)."""
+    return {name: n or None for name in names}
+
+
 def ready_status(key: tuple[str, str], obj: dict, node_count: int) -> dict:
-    """The status fields a healthy controller would report for a workload (merged over its status)."""
+    """The status fields a healthy controller would report for a workload (merged over its status;
+    a None value removes that field)."""
     spec = obj.get("spec") or {}
     gen = obj.get("metadata", {}).get("generation", 1)
     ts = now_rfc3339()
     n = int(spec.get("replicas", 1) or 0)
     if key == ("apps", "deployments"):
-        return {"observedGeneration": gen, "replicas": n, "updatedReplicas": n, "readyReplicas": n,
-                "availableReplicas": n,
+        return {"observedGeneration": gen, **_counters(n, "replicas", "updatedReplicas", "readyReplicas",
+                                                         "availableReplicas"),
                 "conditions": [
                     {"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable",
                      "message": "Deployment has minimum availability.", "lastUpdateTime": ts,
@@ -156,11 +164,11 @@ def ready_status(key: tuple[str, str], obj: dict, node_count: int) -> dict:
                      "message": "ReplicaSet has successfully progressed.", "lastUpdateTime": ts,
                      "lastTransitionTime": ts}]}
     if key == ("apps", "statefulsets"):
-        return {"observedGeneration": gen, "replicas": n, "readyReplicas": n, "currentReplicas": n,
-                "updatedReplicas": n, "availableReplicas": n}
+        return {"observedGeneration": gen, "replicas": n, "availableReplicas": n,
+                **_counters(n, "readyReplicas", "currentReplicas", "updatedReplicas")}
     if key == ("apps", "replicasets"):
-        return {"observedGeneration": gen, "replicas": n, "readyReplicas": n, "availableReplicas": n,
-                "fullyLabeledReplicas": n}
+        return {"observedGeneration": gen, "replicas": n,
+                **_counters(n, "readyReplicas", "availableReplicas", "fullyLabeledReplicas")}
     if key == ("apps", "daemonsets"):
         d = max(node_count, 1)
         return {"observedGeneration": gen, "currentNumberScheduled": d, "desiredNumberScheduled": d,
@@ -254,7 +262,7 @@ class FakeController:
         if _already(status, want):
             return
         try:
-            self.store.set_status(rt, namespace, name, {**status, **want})
+            self.store.set_status(rt, namespace, name, {k: v for k, v in {**status, **want}.items() if v is not None})
         except Exception:  # the object went away in between; nothing to mark
             pass
 

@@ -1,6 +1,6 @@
 """Local member clusters as background processes: what ``karmactl local-up``/``local-down`` run.
 
-A local member lives in ``<state>/.karmactl/members/<name>/`` (git-ignored) and is one of two kinds:
+A local member lives in ``<state>/.karmactl/members/<name>/`` (git-ignored) and is one of three kinds:
 
 - ``emulator`` (the default, nothing to install): ``python -m karmactl.emulator serve`` with the fake
   controller and Nodes; it writes ``server.json`` itself once listening.
@@ -10,6 +10,8 @@ A local member lives in ``<state>/.karmactl/members/<name>/`` (git-ignored) and 
   real server lacks. The three processes' pids are in ``server.json``. Credentials (``pki/``,
   ``tokens.csv``, ``kubeconfig``) stay in the member directory, mode 0600 in 0700 directories, and
   are kept across restarts so the kubeconfig stays valid; they are never logged.
+- ``kube-cluster``: a whole real cluster (controllers, scheduler, nodes) started by a cluster
+  launcher the user names (``karmactl/emulator/launcher.py``); it writes the status itself.
 
 Every process is started in its own session with stdin/stdout/stderr redirected, so the caller's
 terminal and pipes are not held and Ctrl-C there does not stop the members. Processes are only
@@ -35,6 +37,8 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
+
+from karmactl.emulator import launcher
 
 MEMBERS_DIR = Path(".karmactl") / "members"
 NODE_COUNT = 3
@@ -514,11 +518,11 @@ def running_member(d: Path) -> dict | None:
     info = _read_json(d / "server.json")
     if info is None:
         return None
-    pid = int(info.get("pid") or 0)
+    if info.get("kind") == launcher.KUBE_CLUSTER:
+        alive = all(p > 0 and pid_alive(p) for p in launcher.cluster_pids(info))
+        return info if alive and _ready(info.get("url", ""), str(d / "pki" / "ca.crt")) else None
     if info.get("kind") != KUBE_APISERVER:
-        if pid <= 0 or not pid_alive(pid) or not _owned(pid, str(info.get("name", "")), False):
-            return None
-        return info if _ready(info.get("url", "")) else None
+        return _running_emulator(info)
     for key in ("pid", "etcdPid"):
         p = int(info.get(key) or 0)
         if p <= 0 or not pid_alive(p) or not _owned(p, str(d), True):
@@ -534,20 +538,33 @@ def running_member(d: Path) -> dict | None:
     return info
 
 
+def _running_emulator(info: dict) -> dict | None:
+    """``info`` of an emulator member whose process is ours and answers ``/readyz``, else None."""
+    pid = int(info.get("pid") or 0)
+    if pid <= 0 or not pid_alive(pid) or not _owned(pid, str(info.get("name", "")), False):
+        return None
+    return info if _ready(info.get("url", "")) else None
+
+
 def _stop_leftovers(d: Path) -> None:
     """Stop the processes of a member that no longer serves (e.g. etcd alive, kube-apiserver dead)."""
     info = _read_json(d / "server.json")
-    if info and info.get("kind") == KUBE_APISERVER:
-        _stop_real(d, info)
+    if info and info.get("kind") in (KUBE_APISERVER, launcher.KUBE_CLUSTER):
+        _stop_member(d, info)
 
 
 def local_up(state: Path, count: int = 3, port_base: int | None = None, nodes: int = NODE_COUNT,
-             kube_apiserver: str | None = None, notify: Callable[[str], None] = lambda _m: None) -> list[dict]:
+             kube_apiserver: str | None = None, notify: Callable[[str], None] = lambda _m: None,
+             kube_cluster: str | None = None, shape: "launcher.NodeShape | None" = None,
+             zones: list[str] | None = None) -> list[dict]:
     """Start (or reuse) the processes of ``member1..N`` under ``<state>/.karmactl/members/``.
 
     Each member runs the emulator (default) or, with ``kube_apiserver`` (a binary path), a real
     kube-apiserver on etcd plus the status writer; either way with ``nodes`` Nodes (cpu 8, memory
-    32Gi, pods 110) and workloads marked ready. It listens on ``port_base + i - 1`` when given, else
+    32Gi, pods 110) and workloads marked ready. With ``kube_cluster`` (a cluster launcher's
+    directory, :mod:`karmactl.emulator.launcher`) each member is a whole real cluster of ``nodes``
+    nodes shaped by ``shape``, member ``i``'s nodes in zone ``zones[i-1]`` when given; ``port_base``
+    does not apply to it (the launcher picks its ports). It listens on ``port_base + i - 1`` when given, else
     on the port it had before when free, else on any free port. A member already running (its
     processes alive and ours, ``/readyz`` ok) is reused. Members are started in parallel; if one
     fails, those started by this call are stopped again. Joining is the caller's business. The role
@@ -568,8 +585,17 @@ def local_up(state: Path, count: int = 3, port_base: int | None = None, nodes: i
         raise LocalUsageError(f"--members must be at least 1, not {count}")
     kind = EMULATOR
     binary = etcd = ""
+    if kube_apiserver and kube_cluster:
+        raise LocalUsageError("--kube-apiserver and --kube-cluster exclude each other")
     if kube_apiserver:
         kind, binary, etcd = KUBE_APISERVER, check_binary(kube_apiserver), find_etcd()
+    if kube_cluster:
+        try:
+            kind, binary = launcher.KUBE_CLUSTER, str(launcher.check_tool(kube_cluster))
+        except launcher.LauncherError as exc:
+            raise LocalUsageError(str(exc)) from None
+        if zones and len(zones) != count:
+            raise LocalUsageError(f"--zones names {len(zones)} zone(s) for {count} member(s): give one per member")
     root = members_root(state)
     _private_dir(root)
     plans: dict[str, tuple[Path, int]] = {}
@@ -584,7 +610,7 @@ def local_up(state: Path, count: int = 3, port_base: int | None = None, nodes: i
             continue
         have = member_kind(d)
         if have is not None and have != kind:
-            hint = "drop --kube-apiserver" if have == EMULATOR else "pass --kube-apiserver"
+            hint = "drop --kube-apiserver/--kube-cluster" if have == EMULATOR else f"pass --{have}"
             raise LocalUsageError(f"{name} in {d} holds {have} data, not {kind}: run karmactl local-down --purge "
                                   f"first, or {hint}")
         _stop_leftovers(d)
@@ -597,22 +623,24 @@ def local_up(state: Path, count: int = 3, port_base: int | None = None, nodes: i
             if port and not port_free(port):
                 port = 0
         plans[name] = (d, port)
-    started, errors = _start_all(plans, kind, binary, etcd, nodes)
+    started, errors = _start_all(plans, kind, binary, etcd, nodes, shape or launcher.NodeShape(), zones)
     if errors:
         for name, info in started.items():  # a failed local-up leaves nothing running
             _stop_member(plans[name][0], info)
         raise errors[sorted(errors, key=member_order)[0]]
     for name, info in started.items():
-        log = plans[name][0] / ("emulator.log" if kind == EMULATOR else "kube-apiserver.log")
+        log = plans[name][0] / {EMULATOR: "emulator.log", launcher.KUBE_CLUSTER: "kube-controller-manager.log"}.get(
+            kind, "kube-apiserver.log")
         notify(f"{name}: started at {info['url']} (pid {info['pid']}, log {log})")
         result[name] = dict(info, reused=False)
     return [dict(result[n], kind=result[n].get("kind", EMULATOR), kubeconfig=str(root / n / "kubeconfig"))
             for n in sorted(result, key=member_order)]
 
 
-def _start_all(plans: dict[str, tuple[Path, int]], kind: str, binary: str, etcd: str,
-               nodes: int) -> tuple[dict[str, dict], dict[str, Exception]]:
-    """Start the planned members in parallel; returns what started and what failed, by name."""
+def _start_all(plans: dict[str, tuple[Path, int]], kind: str, binary: str, etcd: str, nodes: int,
+               shape: "launcher.NodeShape", zones: list[str] | None) -> tuple[dict[str, dict], dict[str, Exception]]:
+    """Start the planned members in parallel; returns what started and what failed, by name.
+    ``binary`` is the kube-apiserver binary, or the launcher's directory for ``kube-cluster``."""
     started: dict[str, dict] = {}
     errors: dict[str, Exception] = {}
     if kind == EMULATOR:
@@ -623,9 +651,19 @@ def _start_all(plans: dict[str, tuple[Path, int]], kind: str, binary: str, etcd:
             except MemberStartError as exc:
                 errors[name] = exc
         return started, errors
+    def one(name: str, d: Path, port: int) -> dict:
+        if kind != launcher.KUBE_CLUSTER:
+            return start_real_member(name, d, binary, etcd, port, nodes)
+        zone = zones[int(name[len("member"):]) - 1] if zones else None
+        try:
+            info = launcher.start_cluster(name, d, Path(binary), nodes, shape, zone)
+        except launcher.LauncherError as exc:
+            raise MemberStartError(str(exc)) from None
+        _write_json(d / "local-up.json", {"kind": launcher.KUBE_CLUSTER})
+        return info
+
     with ThreadPoolExecutor(max_workers=max(len(plans), 1)) as pool:
-        futures = {name: pool.submit(start_real_member, name, d, binary, etcd, port, nodes)
-                   for name, (d, port) in plans.items()}
+        futures = {name: pool.submit(one, name, d, port) for name, (d, port) in plans.items()}
         for name, fut in futures.items():
             try:
                 started[name] = fut.result()
@@ -635,6 +673,8 @@ def _start_all(plans: dict[str, tuple[Path, int]], kind: str, binary: str, etcd:
 
 
 def _stop_member(d: Path, info: dict) -> bool:
+    if info.get("kind") == launcher.KUBE_CLUSTER:
+        return launcher.stop_cluster(d, info.get("tool") or "")
     if info.get("kind") == KUBE_APISERVER:
         return _stop_real(d, info)
     return stop_pid(int(info.get("pid") or 0), str(info.get("name") or d.name))

@@ -29,6 +29,9 @@ class ProbeResult:
         error: why the member failed (for ``report.member_errors``), else None.
         version, api_enablements, complete_apis (None when not collected), failed_group_versions,
         node_summary, resource_summary: collected only when healthy.
+        node_available: per node, in list order, what its pods leave of its allocatable
+            (:func:`node_available`; None for a node with no room for another pod), for the
+            resource models (:func:`allocatable_modelings`); collected only when healthy.
     """
 
     online: bool = False
@@ -40,6 +43,7 @@ class ProbeResult:
     failed_group_versions: list = field(default_factory=list)
     node_summary: dict | None = None
     resource_summary: dict | None = None
+    node_available: list | None = None
 
 
 def probe_member(client: MemberClient) -> ProbeResult:
@@ -82,9 +86,10 @@ def probe_member(client: MemberClient) -> ProbeResult:
             raise TypeError("items is not a list")
         res.node_summary = node_summary(nodes)
         res.resource_summary = resource_summary(nodes, pods)
+        res.node_available = node_available(nodes, pods)
     except (AttributeError, TypeError, KeyError, ValueError) as exc:
         # a malformed answer is this member's failure, never the run's
-        res.node_summary = res.resource_summary = None
+        res.node_summary = res.resource_summary = res.node_available = None
         res.online = res.healthy = False
         res.error = f"cluster is not reachable: malformed Node or Pod list ({type(exc).__name__}: {exc})"
     return res
@@ -105,8 +110,6 @@ def resource_summary(nodes: list[dict], pods: list[dict]) -> dict:
     plus their count as ``pods``; allocated: requests of pods on a node that are not Succeeded or
     Failed plus their count. Empty lists are left out, zero amounts too (``Resource.ResourceList``).
     """
-    from karmactl.interpreter import InterpreterError, pod_resource_request
-
     out: dict = {}
     allocatable = _sum([(n.get("status") or {}).get("allocatable") for n in nodes])
     if allocatable:
@@ -115,10 +118,7 @@ def resource_summary(nodes: list[dict], pods: list[dict]) -> dict:
     for pod in pods:
         spec = pod.get("spec") or {}
         phase = (pod.get("status") or {}).get("phase")
-        try:
-            req = pod_resource_request(spec) or {}
-        except InterpreterError:
-            req = {}
+        req = _pod_request(pod)
         if not spec.get("nodeName"):
             allocating.append(req)
         elif phase not in ("Succeeded", "Failed"):
@@ -128,6 +128,102 @@ def resource_summary(nodes: list[dict], pods: list[dict]) -> dict:
         if total:
             out[name] = total
     return out
+
+
+def _pod_request(pod: dict) -> dict:
+    """A pod's resource request (``pod_resource_request``); {} when its spec is malformed."""
+    from karmactl.interpreter import InterpreterError, pod_resource_request
+
+    try:
+        return pod_resource_request(pod.get("spec") or {}) or {}
+    except InterpreterError:
+        return {}
+
+
+def node_available(nodes: list[dict], pods: list[dict]) -> list[dict | None]:
+    """Per node (in list order): its ``status.allocatable`` less the requests of the pods bound to
+    it that are not Succeeded or Failed, ``pods`` less their count, as exact amounts
+    (``{resource name: Fraction}``); None for a node whose pods leave no room for another pod
+    (``getNodeAvailable`` in ``cluster_status_controller.go``: such a node is not modelled).
+    Resources the node does not report stay absent; a node with no pods keeps its allocatable.
+
+    Raises:
+        QuantityError: a node's allocatable is not a valid quantity (the probe reports the member
+            as failed).
+    """
+    from karmactl.api.quantity import add_resource_lists, parse_quantity
+
+    bound: dict[str, list] = {}
+    for pod in pods:
+        name = (pod.get("spec") or {}).get("nodeName")
+        if name and (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed"):
+            bound.setdefault(name, []).append(_pod_request(pod))
+    out: list[dict | None] = []
+    for node in nodes:
+        raw = (node.get("status") or {}).get("allocatable") or {}
+        allocatable = {k: parse_quantity(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
+        on_node = bound.get((node.get("metadata") or {}).get("name"))
+        if not on_node:
+            out.append(allocatable)
+            continue
+        used = add_resource_lists(*on_node)
+        used["pods"] = used.get("pods", 0) + len(on_node)
+        if allocatable.get("pods", 0) - used["pods"] <= 0:
+            out.append(None)
+            continue
+        out.append({k: v - used[k] if k in used else v for k, v in allocatable.items()})
+    return out
+
+
+def cluster_resource_models(cluster: dict) -> list[dict]:
+    """The Cluster's ``spec.resourceModels``, or Karmada's nine default grades when it sets none (the
+    defaulting of ``pkg/apis/cluster/mutation/mutation.go``, which karmactl applies on read)."""
+    from karmactl.api.defaults import default_resource_models
+
+    models = (cluster.get("spec") or {}).get("resourceModels")
+    return models if isinstance(models, list) and models else default_resource_models()
+
+
+def _last_not_above(bounds: list, target) -> int:
+    """The index of the last entry of ascending ``bounds`` not above ``target``, -1 when the first
+    already is (a binary search, as ``searchLastLessElement`` in ``pkg/modeling/modeling.go``)."""
+    low, high = 0, len(bounds) - 1
+    while low <= high:
+        mid = (low + high) // 2
+        if bounds[mid] <= target:
+            if mid == len(bounds) - 1 or bounds[mid + 1] > target:
+                return mid
+            low = mid + 1
+        else:
+            high = mid - 1
+    return -1
+
+
+def allocatable_modelings(models: list[dict], available: list[dict | None]) -> list[dict]:
+    """``status.resourceSummary.allocatableModelings``: for each grade of ``models`` (in their order,
+    sorted by grade), ``{grade, count}`` with ``count`` the nodes whose available resources fall in
+    that grade: per resource of the first model's ranges, the last grade whose ``min`` is not above
+    the node's amount, and the lowest of those over the resources (a missing amount counts 0).
+    ``available`` is :func:`node_available`'s list; a None entry ends the counting, as
+    ``getAllocatableModelings`` in ``cluster_status_controller.go`` stops at such a node; a node below
+    every grade is not counted. Empty when ``models`` is empty or malformed (validation reports it).
+    """
+    from karmactl.api.quantity import QuantityError, parse_quantity
+
+    try:
+        names = [r["name"] for r in models[0]["ranges"]] if models else []
+        mins = {name: [parse_quantity(next(r["min"] for r in m["ranges"] if r["name"] == name)) for m in models]
+                for name in names}
+    except (KeyError, TypeError, StopIteration, QuantityError):
+        return []
+    counts = [0] * len(models)
+    for amounts in available:
+        if amounts is None:
+            break
+        grade = min((_last_not_above(mins[name], amounts.get(name, 0)) for name in names), default=-1)
+        if grade >= 0:
+            counts[grade] += 1
+    return [{"grade": m["grade"], "count": n} for m, n in zip(models, counts)] if names else []
 
 
 def _sum(lists: list, pods: int | None = None) -> dict:
@@ -185,12 +281,11 @@ def status_overlay(key, cluster: dict, overlay: dict | None, result: ProbeResult
             ce = ("True", "Complete", "collected complete APIEnablements from the cluster")
         set_condition(new, C.COND_COMPLETE_API_ENABLEMENTS, *ce, now)
         status["nodeSummary"] = result.node_summary
-        if result.resource_summary:
-            rs = dict(result.resource_summary)
-            # allocatableModelings belong to resource models (not collected here): keep what is there
-            old_models = (status.get("resourceSummary") or {}).get("allocatableModelings")
-            if old_models is not None:
-                rs["allocatableModelings"] = old_models
+        rs = dict(result.resource_summary or {})
+        modelings = allocatable_modelings(cluster_resource_models(cluster), result.node_available or [])
+        if modelings:
+            rs["allocatableModelings"] = modelings
+        if rs:
             status["resourceSummary"] = rs
         else:
             status.pop("resourceSummary", None)
@@ -199,4 +294,5 @@ def status_overlay(key, cluster: dict, overlay: dict | None, result: ProbeResult
     return new
 
 
-__all__ = ["ProbeResult", "node_summary", "probe_member", "resource_summary", "status_overlay"]
+__all__ = ["ProbeResult", "allocatable_modelings", "cluster_resource_models", "node_available", "node_summary",
+           "probe_member", "resource_summary", "status_overlay"]

@@ -14,7 +14,7 @@ from karmactl.cli.context import CLIError, Context, ExitCode, err, out
 from karmactl.cli.converging import wait_converged
 from karmactl.cli.flags import parse_duration
 from karmactl.cli.listing import GetOptions, get_cmd
-from karmactl.cli.membership import KUBE_APISERVER_HELP, local_up
+from karmactl.cli.membership import KUBE_APISERVER_HELP, KUBE_CLUSTER_HELP, local_up
 from karmactl.cli.stores import member_layer
 
 MEMBERS_MISSING = "member support is not installed (karmactl.members.layer)"
@@ -31,7 +31,7 @@ def _default_manifests() -> Path:
 
 
 def demo(c: Context, manifests: Path | None = None, count: int = 3, timeout: float = 60.0,
-         kube_apiserver: str | None = None) -> None:
+         kube_apiserver: str | None = None, kube_cluster: str | None = None) -> None:
     """local-up (emulators, or real kube-apiservers with ``kube_apiserver``), apply the sample,
     reconcile until converged, then show clusters, bindings, Works, the member copies and the
     kubectl command to look at member2 directly."""
@@ -39,8 +39,10 @@ def demo(c: Context, manifests: Path | None = None, count: int = 3, timeout: flo
     manifests = manifests or _default_manifests()
     if not Path(manifests).exists():
         raise CLIError(f'the path "{manifests}" does not exist')
-    err(f"== local-up: {count} member clusters" + (f" on {kube_apiserver}" if kube_apiserver else ""))
-    members = local_up(c, count, kube_apiserver=kube_apiserver)
+    err(f"== local-up: {count} member clusters" + (f" on {kube_apiserver or kube_cluster}"
+                                                    if kube_apiserver or kube_cluster else ""))
+    members = local_up(c, count, nodes=2 if kube_cluster else None, kube_apiserver=kube_apiserver,
+                       kube_cluster=kube_cluster)
     err(f"== apply -f {manifests}")
     apply_cmd(c, [str(manifests)], True, False)
     err("== reconcile until converged")
@@ -73,6 +75,8 @@ def register(app: typer.Typer) -> None:
                      manifests: Optional[Path] = typer.Option(None, "--manifests", help="Directory to apply (default manifests/nginx)."),
                      timeout: str = typer.Option("60s", "--timeout", help="How long to wait for convergence."),
                      members: int = typer.Option(3, "--members", help="Number of members (member1..N; the sample uses member1 and member2)."),
-                     kube_apiserver: Optional[str] = kube_apiserver_option):
+                     kube_apiserver: Optional[str] = kube_apiserver_option,
+                     kube_cluster: Optional[str] = typer.Option(None, "--kube-cluster", envvar="KARMACTL_KUBE_CLUSTER",
+                                                                metavar="LAUNCHER", help=KUBE_CLUSTER_HELP)):
         """The tour: local-up, apply the nginx sample, reconcile until ready, show the results."""
-        demo(ctx.obj, manifests, members, parse_duration(timeout), kube_apiserver)
+        demo(ctx.obj, manifests, members, parse_duration(timeout), kube_apiserver, kube_cluster)
