@@ -79,3 +79,17 @@ def _register_commands() -> None:
 
 
 _register_commands()
+
+
+_CLICK = []
+
+
+def click_command():
+    """The click command typer builds from :data:`app`, built once per process: calling ``app(...)``
+    rebuilds the whole command tree on every call, which an in-process caller running many
+    commands (the tests, the continuous loop's callers) pays each time."""
+    if not _CLICK:
+        import typer.main
+
+        _CLICK.append(typer.main.get_command(app))
+    return _CLICK[0]

@@ -146,8 +146,8 @@ def _main_exit_code(argv: list[str], verbose: bool) -> int:
     try:
         from karmactl.cli.light import run as run_light
         if not run_light(argv):  # get and describe without typer
-            from karmactl.cli.app import app
-            app(args=argv, prog_name="karmactl", standalone_mode=False)
+            from karmactl.cli.app import click_command
+            click_command().main(args=argv, prog_name="karmactl", standalone_mode=False)
         return int(ExitCode.OK)
     except SystemExit as exc:  # typer.Exit inside commands
         return int(exc.code or 0) if not isinstance(exc.code, str) else 1
