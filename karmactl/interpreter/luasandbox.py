@@ -596,7 +596,10 @@ local function run(deadline_, limit_, time_message_, instructions_message_, scri
     if chunk_count > 1000 then chunks, chunk_count = {}, 0 end
     chunks[script], chunk_count = chunk, chunk_count + 1
   end
-  local env = setmetatable({}, {__index = G, __metatable = false})
+  -- the globals are a copy, not a fallback: a global the script sets to nil stays nil
+  -- (`error = status.error` hides the builtin, as in gopher-lua's one global table)
+  local env = {}
+  for k, v in next, G do env[k] = v end
   env._G = env
   setfenv(chunk, env)
   chunk()

@@ -21,8 +21,11 @@ request, and run in an offline ``plan``. So:
   ``io``, ``debug``, ``coroutine``, ``load*``, ``dofile``, ``setfenv``/``getfenv``,
   ``set``/``getmetatable``, ``raw*``, ``module``, ``newproxy`` and ``collectgarbage`` raise "not
   supported"; a precompiled (binary) chunk is refused (Lua 5.1 does not verify bytecode).
-  ``print`` prints nothing. Each call runs in a fresh global table and the libraries are
-  read-only, so customizations cannot see or change each other.
+  ``print`` prints nothing. Each call runs in a fresh global table (a copy of the sandbox's
+  globals, so a global the script sets to nil stays nil, as in gopher-lua) and the libraries
+  are read-only, so customizations cannot see or change each other.
+* **Values as gopher-lua gives them.** An absent argument is nil (no aggregated status items:
+  nil, not an empty table); a null in a list is left out (gopher-lua's ``Append`` skips nil).
 * **Limits no script escapes.** Per call :data:`CALL_TIMEOUT` seconds and
   :data:`CALL_INSTRUCTIONS` Lua instructions; per machine (one per run's interpreter)
   :data:`TOTAL_TIME` seconds and :data:`TOTAL_INSTRUCTIONS` instructions over all calls, after
@@ -267,7 +270,8 @@ def _no_attributes(obj, name, is_setting):
 
 
 def _plain(value, depth: int):
-    """``value`` with None dropped from mappings and sequences, checked to be JSON-like; integers
+    """``value`` with None dropped from mappings and sequences (as Karmada's ``decodeValue``: a
+    nil field is not set, a nil element not appended), checked to be JSON-like; integers
     beyond float precision become floats (Lua 5.1 numbers are doubles, as gopher-lua's).
 
     Raises:
@@ -287,7 +291,7 @@ def _plain(value, depth: int):
                 tv = type(v)
                 out[k] = v if tv is str or tv is bool or tv is float else _plain(v, depth + 1)
             return out
-        return [v if type(v) is str else _plain(v, depth + 1) for v in value]
+        return [v if type(v) is str else _plain(v, depth + 1) for v in value if v is not None]
     return _leaf(value)
 
 

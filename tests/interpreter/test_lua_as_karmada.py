@@ -1,0 +1,117 @@
+"""Lua as Karmada runs it (gopher-lua and its ``kube`` library, issue 26 item 3): what arrives as
+nil, globals set to nil, ``pairs`` order, and the ``kube`` helpers' output formats. Each case is
+a difference karmactl's Lua 5.1 sandbox had and Karmada's scripts notice."""
+from __future__ import annotations
+
+import pytest
+
+from karmactl.interpreter import Interpreter, InterpreterError
+from karmactl.interpreter.luavm import LuaVM
+
+
+@pytest.fixture(scope="module")
+def vm():
+    return LuaVM(now="2026-01-01T00:00:00Z")
+
+
+def kube(vm, expression: str):
+    (out,) = vm.call(f"local kube = require('kube')\nfunction F()\n  local r = {expression}\n  return r\nend", "F", 1)
+    return out
+
+
+def customization(**scripts) -> dict:
+    return {"apiVersion": "config.karmada.io/v1alpha1", "kind": "ResourceInterpreterCustomization",
+            "metadata": {"name": "task"},
+            "spec": {"target": {"apiVersion": "batch.example.io/v1alpha1", "kind": "Task"},
+                     "customizations": {k: {"luaScript": v} for k, v in scripts.items()}}}
+
+
+TASK = {"apiVersion": "batch.example.io/v1alpha1", "kind": "Task", "metadata": {"name": "t", "namespace": "default"}}
+
+NIL_ITEMS = """
+function AggregateStatus(desiredObj, statusItems)
+  if statusItems == nil then
+    desiredObj.status = {phase = "NoItems"}
+    return desiredObj
+  end
+  desiredObj.status = {phase = "Items", count = #statusItems}
+  return desiredObj
+end
+"""
+
+
+@pytest.mark.parametrize("items, phase", [
+    pytest.param(None, "NoItems", id="no items: nil"),
+    pytest.param([], "NoItems", id="an empty list: nil (Karmada's binding leaves it out)"),
+    pytest.param([{"clusterName": "m1", "status": {"ok": True}}], "Items", id="items: a table"),
+])
+def test_absent_status_items_arrive_as_nil(items, phase):
+    interpreter = Interpreter([customization(statusAggregation=NIL_ITEMS)])
+    assert interpreter.aggregate_status(TASK, items)["phase"] == phase
+    (name, value), = interpreter.run_rule("AggregateStatus", desired=TASK, status=items)
+    assert name == "aggregatedStatus" and value["status"]["phase"] == phase
+
+
+def test_a_global_set_to_nil_stays_nil(vm):
+    script = """
+function ReflectStatus(observedObj)
+  local status = {}
+  error = observedObj.status.error
+  status.hasError = error ~= nil
+  return status
+end
+"""
+    (out,) = vm.call(script, "ReflectStatus", 1, {"status": {}})
+    assert out == {"hasError": False}
+    # the next call has its builtin error again (a fresh global table per call)
+    with pytest.raises(InterpreterError, match="luaScript:1: boom"):
+        vm.call("function F() error('boom') end", "F", 1)
+
+
+def test_null_elements_of_a_list_are_left_out(vm):
+    count, second = vm.call("function F(v) return #v.items, v.items[2] end", "F", 2, {"items": ["a", None, "b"]})
+    assert (count, second) == (2, "b")
+
+
+@pytest.mark.parametrize("expression, expected", [
+    pytest.param("kube.resourceAdd('0', '3072Mi')", "3Gi", id="zero first: the format of the next"),
+    pytest.param("kube.resourceAdd(nil, '3072Mi')", "3Gi", id="nil first"),
+    pytest.param("kube.resourceAdd('1Gi', '500Mi')", "1524Mi", id="binary"),
+    pytest.param("kube.resourceAdd('1', '1Gi')", "1073741825", id="decimal first stays decimal"),
+    pytest.param("kube.resourceAdd('1Gi', '1')", "1073741825", id="binary not divisible: plain number"),
+    pytest.param("kube.resourceAdd('1e3', '2e3')", "3e3", id="decimal exponent"),
+    pytest.param("kube.resourceAdd('1Gi', '-1Gi', '500m')", "500m", id="back to zero: the next format"),
+    pytest.param("kube.resourceAdd('100m', '0.2')", "300m", id="milli"),
+    pytest.param("kube.resourceAdd()", "0", id="nothing"),
+    pytest.param("kube.resourceAdd(nil, nil)", "0", id="only nils"),
+])
+def test_resource_add_prints_as_resource_quantity(vm, expression, expected):
+    assert kube(vm, expression) == expected
+
+
+@pytest.mark.parametrize("expression, message", [
+    pytest.param("kube.resourceAdd('1', 2)", "bad argument #2 to resourceAdd (string expected, got number)",
+                 id="a number"),
+    pytest.param("kube.resourceAdd('lots')", "invalid quantity", id="not a quantity"),
+    pytest.param("kube.getResourceQuantity('-1Gi')", "negative value", id="negative getResourceQuantity"),
+])
+def test_kube_helper_errors(vm, expression, message):
+    with pytest.raises(InterpreterError, match=r"luaScript:3: .*" + message.replace("(", r"\(").replace(")", r"\)")):
+        kube(vm, expression)
+
+
+def test_helpers_return_nil_when_go_returns_nil(vm):
+    template = "{spec = {containers = {{name = 'a', image = 'nginx'}}}}"
+    assert kube(vm, f"kube.accuratePodRequirements({template}) == nil") is True
+    assert kube(vm, f"kube.getPodDependencies({template}, 'ns') == nil") is True
+    assert kube(vm, f"kube.getPodDependencies({template}, 'ns') or 'none'") == "none"
+
+
+def test_get_pod_dependencies_takes_a_number_namespace(vm):
+    out = kube(vm, "kube.getPodDependencies({spec = {serviceAccountName = 'sa'}}, 7)")
+    assert out == [{"apiVersion": "v1", "kind": "ServiceAccount", "namespace": "7", "name": "sa"}]
+
+
+def test_get_resource_quantity_is_a_number(vm):
+    assert kube(vm, "kube.getResourceQuantity('2Gi')") == 2147483648
+    assert kube(vm, "kube.getResourceQuantity(nil)") == 0
