@@ -225,11 +225,12 @@ class Interpreter:
         rule = self._custom(*gvk(template), "statusAggregation")
         if rule is None:
             return aggregate.aggregate_status(template, items, now=now)
-        return self._lua_aggregate(rule, template, items).get("status") or {}
+        # no items is nil, as Karmada's (an empty aggregatedStatus is left out of the binding)
+        return self._lua_aggregate(rule, template, items or None).get("status") or {}
 
     def _lua_aggregate(self, rule, template: dict, items) -> dict:
-        # no items is nil, as Karmada's (an empty aggregatedStatus is left out of the binding)
-        lua_items = [{k: i[k] for k in _ITEM_FIELDS if k in i} for i in items] if items else None
+        # None is nil, a list (even empty) a table: what Go's nil and empty slices decode to
+        lua_items = None if items is None else [{k: i[k] for k in _ITEM_FIELDS if k in i} for i in items]
         (out,) = self._call(rule, "statusAggregation", template, 1, template, lua_items)
         return self._object(rule, "statusAggregation", template, out)
 

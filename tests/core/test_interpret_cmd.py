@@ -32,8 +32,8 @@ def test_three_kinds_of_customizations_are_checked(cli):
         code, out, err = cli("interpret", "-f", str(path), "--check")
         assert code == 0, out + err
         assert "FAIL" not in out and "ERROR" not in out
-        assert out.count("PASS tests[") == len(yaml.safe_load((path.parent / "customizations_tests.yaml")
-                                                              .read_text())["tests"])
+        assert out.count("PASS [") == len(yaml.safe_load((path.parent / "customizations_tests.yaml")
+                                                         .read_text())["tests"])
 
 
 @pytest.mark.parametrize("kind_dir, case, key, wrong", [
@@ -52,8 +52,9 @@ def test_check_names_the_case_whose_output_differs(cli, tmp_path, kind_dir, case
     code, out, _err = cli("interpret", "-f", str(copy / "customizations.yaml"), "--check")
     assert code == 1
     failed = [line for line in out.splitlines() if line.startswith("FAIL")]
-    assert len(failed) == 1 and failed[0].startswith(f"FAIL tests[{case}] {tests['tests'][case]['operation']}")
-    assert f"{key} differs" in failed[0]
+    name = yaml.safe_load((copy / "customizations.yaml").read_text())["metadata"]["name"]
+    assert len(failed) == 1 and failed[0].startswith(f"FAIL [{name}/{tests['tests'][case]['operation']}]:tests[{case}]")
+    assert f"unexpected result for {key}" in failed[0]
 
 
 def test_check_reports_a_script_that_does_not_load(cli, tmp_path):

@@ -40,16 +40,17 @@ end
 """
 
 
-@pytest.mark.parametrize("items, phase", [
-    pytest.param(None, "NoItems", id="no items: nil"),
-    pytest.param([], "NoItems", id="an empty list: nil (Karmada's binding leaves it out)"),
-    pytest.param([{"clusterName": "m1", "status": {"ok": True}}], "Items", id="items: a table"),
+@pytest.mark.parametrize("items, in_run, in_rule", [
+    pytest.param(None, "NoItems", "NoItems", id="no items: nil"),
+    pytest.param([], "NoItems", "Items", id="an empty list: nil in a run (the binding leaves it out), "
+                                             "a table when given to the rule (Go's empty slice)"),
+    pytest.param([{"clusterName": "m1", "status": {"ok": True}}], "Items", "Items", id="items: a table"),
 ])
-def test_absent_status_items_arrive_as_nil(items, phase):
+def test_absent_status_items_arrive_as_nil(items, in_run, in_rule):
     interpreter = Interpreter([customization(statusAggregation=NIL_ITEMS)])
-    assert interpreter.aggregate_status(TASK, items)["phase"] == phase
+    assert interpreter.aggregate_status(TASK, items)["phase"] == in_run
     (name, value), = interpreter.run_rule("AggregateStatus", desired=TASK, status=items)
-    assert name == "aggregatedStatus" and value["status"]["phase"] == phase
+    assert name == "aggregatedStatus" and value["status"]["phase"] == in_rule
 
 
 def test_a_global_set_to_nil_stays_nil(vm):
