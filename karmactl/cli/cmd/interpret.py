@@ -2,16 +2,20 @@
 
 As karmadactl's (``pkg/karmadactl/interpret/``): ``--operation`` runs one customized operation on
 objects from files and prints each result as YAML; ``--check`` checks every script of every
-customization loads (``RULERS: <operation>: PASS | UNSET | ERROR: ...``) and, when a
-``customizations_tests.yaml`` lies beside the file, runs its test cases as Karmada's third-party
-customizations test does (``pkg/resourceinterpreter/default/thirdparty/thirdparty_test.go``)::
+customization loads (``RULERS: <operation>: PASS | UNSET | ERROR: ...``) and runs the test cases
+beside each customization file as Karmada's third-party customizations test does
+(``pkg/resourceinterpreter/default/thirdparty/thirdparty_test.go``): ``testdata/*-test.yaml``
+(Karmada's format since v1.17, one case per document, inputs inline) and the former
+``customizations_tests.yaml`` (inputs in files); comparisons in
+:mod:`karmactl.interpreter.checking`::
 
     karmactl interpret -f customization.yaml --operation InterpretReplica --observed-file guestbook.yaml
     karmactl interpret -f customizations.yaml --check
 
-Exit codes: 0 success; 1 ``--check`` found a syntax error or a test case whose result differs
-(named); 2 bad input (files, flags, an object that is not a ResourceInterpreterCustomization) or
-the operation failed.
+Exit codes: 0 success (``--check``: cases ran and all passed); 1 ``--check`` found a failing case,
+a script that does not load or a refused customization (each named; the others still run); 2 bad
+input (files, flags, an object that is not a ResourceInterpreterCustomization), ``--check`` found
+no case, or the operation failed.
 """
 from __future__ import annotations
 
@@ -37,7 +41,8 @@ def register(app: typer.Typer) -> None:
                       "The operation to run: Retain, InterpretReplica, ReviseReplica, InterpretStatus, "
                       "AggregateStatus, InterpretHealth, InterpretDependency.")),
                   check: bool = typer.Option(False, "--check", help="Check the scripts load, and run the test "
-                                             f"cases of {TESTS_FILE} beside each file."),
+                                             "cases beside each file: testdata/*-test.yaml (Karmada's format) "
+                                             f"and {TESTS_FILE}."),
                   desired_file: Optional[str] = typer.Option(None, "--desired-file", help="The desiredObj argument."),
                   observed_file: Optional[str] = typer.Option(None, "--observed-file", help="The observedObj argument."),
                   status_file: Optional[str] = typer.Option(None, "--status-file",
@@ -98,6 +103,12 @@ def _read_customizations(paths: list[str]) -> list[tuple[str, int, dict, list]]:
     return found
 
 
+def _script_error(error) -> bool:
+    """Whether a validation error is a script that does not load (``--check`` reports it in its
+    table; any other error refuses the customization)."""
+    return error.path.endswith(".luaScript") and "Lua syntax error: " in error.message
+
+
 def _label(doc: dict) -> str:
     return f"{doc.get('kind')} {(doc.get('metadata') or {}).get('name')}"
 
@@ -115,7 +126,7 @@ def load_customizations(paths: list[str], lua_errors: bool = True) -> list[tuple
 
     found = []
     for path, line, doc, errors in _read_customizations(paths):
-        errors = [e for e in errors if lua_errors or not e.path.endswith(".luaScript")]
+        errors = [e for e in errors if lua_errors or not _script_error(e)]
         if errors:
             raise InputError(errors[0].message, path, line, _label(doc), errors[0].path)
         found.append((path, doc))
@@ -262,7 +273,7 @@ def check_cmd(c: Context, filenames: list[str]) -> int:
     for (path, line, doc, errors), name in zip(entries, names):
         label = name if names.count(name) == 1 else f"{path}:{line}:{name}"
         _print_table(vm, report, label, path, line, doc, errors)
-        if not any(not e.path.endswith(".luaScript") for e in errors):
+        if not any(not _script_error(e) for e in errors):
             by_dir.setdefault(Path(path).parent, []).append((label, doc))
     cases = 0
     for directory, customizations in by_dir.items():
@@ -279,7 +290,7 @@ def _print_table(vm, report: _Report, label: str, path: str, line: int, doc: dic
     out("-----------------------------------")
     out(f"SOURCE: {label}")
     out(f"TARGET: {target.get('apiVersion')} {target.get('kind')}")
-    refused = [e for e in errors if not e.path.endswith(".luaScript")]
+    refused = [e for e in errors if not _script_error(e)]
     if refused:
         message = f"{path}:{line}: {_label(doc)}: {refused[0].path}: {refused[0].message}"
         out(f"REFUSED: {message}")
