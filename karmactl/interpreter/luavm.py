@@ -25,7 +25,10 @@ request, and run in an offline ``plan``. So:
   globals, so a global the script sets to nil stays nil, as in gopher-lua) and the libraries
   are read-only, so customizations cannot see or change each other.
 * **Values as gopher-lua gives them.** An absent argument is nil (no aggregated status items:
-  nil, not an empty table); a null in a list is left out (gopher-lua's ``Append`` skips nil).
+  nil, not an empty table); a null in a list is left out (gopher-lua's ``Append`` skips nil);
+  ``pairs`` and ``next`` go through a table's keys in gopher-lua's order (integer keys first, then
+  the others as they were first set: :mod:`karmactl.interpreter.luaorder`); the tables given to a
+  script (Go maps in Karmada, in no order) list their fields in Lua's order.
 * **Limits no script escapes.** Per call :data:`CALL_TIMEOUT` seconds and
   :data:`CALL_INSTRUCTIONS` Lua instructions; per machine (one per run's interpreter)
   :data:`TOTAL_TIME` seconds and :data:`TOTAL_INSTRUCTIONS` instructions over all calls, after
@@ -110,6 +113,7 @@ class LuaVM:
         self._spent_time = 0.0
         self._spent_instructions = 0
         self._lock = threading.Lock()
+        self._rewritten: dict[str, str] = {}
         self._max_memory = max_memory
         # (message, limit) per call, and the message once the run's budget is used up
         self._call_time = (f"the script ran longer than the {timeout:g}s time limit of a call", timeout)
@@ -158,7 +162,7 @@ class LuaVM:
             used = None
             try:
                 packed, used = self._run(started + timeout, instructions, time_message, instructions_message,
-                                         script, fname, *lua_args)
+                                         script, self._marked(script), fname, *lua_args)
                 return [self.to_python(packed[i + 1]) for i in range(nrets)]
             except self._lua51.LuaMemoryError:
                 self._free()
@@ -174,6 +178,18 @@ class LuaVM:
             finally:
                 self._spent_instructions += self._finish() if used is None else used
                 self._spent_time += time.monotonic() - started
+
+    def _marked(self, script: str) -> str:
+        """``script`` with its table constructors marked for gopher-lua's ``pairs`` order
+        (:func:`karmactl.interpreter.luaorder.mark_constructors`), remembered per script."""
+        from karmactl.interpreter.luaorder import mark_constructors
+
+        marked = self._rewritten.get(script)
+        if marked is None:
+            if len(self._rewritten) > 1000:
+                self._rewritten.clear()
+            marked = self._rewritten[script] = mark_constructors(script)
+        return marked
 
     def syntax_error(self, script: str) -> str | None:
         """The compile error of ``script`` (``luaScript:LINE: message``), or None when it loads."""

@@ -116,3 +116,82 @@ def test_get_pod_dependencies_takes_a_number_namespace(vm):
 def test_get_resource_quantity_is_a_number(vm):
     assert kube(vm, "kube.getResourceQuantity('2Gi')") == 2147483648
     assert kube(vm, "kube.getResourceQuantity(nil)") == 0
+
+
+# --------------------------------------------------------------------------- pairs in gopher-lua's order
+
+ORDER_SCRIPT = """
+function ReflectStatus(observedObj)
+  local t = {zeta = 1, alpha = 2, [3] = "x", mid = 3}
+  t.beta = 4
+  t[1] = "a"
+  t.alpha = nil
+  t.alpha = 5          -- set again: keeps its first place
+  local seen = {}
+  for k in pairs(t) do seen[#seen + 1] = tostring(k) end
+  local clusters = {}
+  for _, name in ipairs({"member3", "member1", "member2"}) do clusters[name] = true end
+  local names = {}
+  for name in pairs(clusters) do names[#names + 1] = name end
+  return {order = table.concat(seen, ","), clusters = table.concat(names, ",")}
+end
+"""
+
+
+def test_pairs_follows_gopher_lua_order(vm):
+    """Array keys in numeric order, then every other key in the order it was first set
+    (gopher-lua's table.go); Lua 5.1 alone gives its hash order."""
+    (out,) = vm.call(ORDER_SCRIPT, "ReflectStatus", 1, {})
+    assert out == {"order": "1,3,zeta,alpha,mid,beta", "clusters": "member3,member1,member2"}
+
+
+def test_pairs_order_through_tricky_source(vm):
+    script = '''
+local fmt = string.format
+local function id(t) return t end
+function F()
+  local s = "{ not = 'a', table }" .. [[ { also = not } ]] .. [==[ }} ]==]  -- { nor = this }
+  --[[ { a block = comment } ]]
+  local t = id{ yankee = 1, ["x-ray"] = 2, whiskey = {victor = 3}, uniform = id { tango = 4 } }
+  t.sierra = fmt("%s", s:sub(1, 1))
+  local keys = {}
+  for k in pairs(t) do keys[#keys + 1] = k end
+  local inner = {}
+  for k in pairs(t.whiskey) do inner[#inner + 1] = k end
+  return table.concat(keys, ","), #s
+end
+'''
+    keys, length = vm.call(script, "F", 2)
+    assert keys == "yankee,x-ray,whiskey,uniform,sierra" and length == 40
+
+
+def test_lines_stay_where_they_were(vm):
+    with pytest.raises(InterpreterError, match=r"luaScript:4: boom"):
+        vm.call("local function f(t) return t end\nfunction F()\n  local t = {a = {b = {}}, f{c = 1}}\n  error('boom')\nend", "F", 1)
+
+
+@pytest.mark.parametrize("script, expected", [
+    pytest.param("local t = {a = 1, b = 2, c = 3, [1] = 'x'} for k in pairs(t) do t[k] = nil end "
+                 "return next(t) == nil", True, id="clearing during pairs"),
+    pytest.param("local t = {a = 1, b = 2, 7} local n = 0 local k = next(t) "
+                 "while k ~= nil do local nk = next(t, k) t[k] = nil n = n + 1 k = nk end return n", 3,
+                 id="next over a table being cleared"),
+    pytest.param("local t = {} t.z = 1 t.y = 2 local a = next(t) return a", "z", id="next starts where pairs does"),
+    pytest.param("local t = {x = nil, y = 1} t.x = 2 local s = '' for k in pairs(t) do s = s .. k end return s", "yx",
+                 id="a nil field of a constructor is not set"),
+])
+def test_next_and_pairs_as_lua(vm, script, expected):
+    (out,) = vm.call(f"function F()\n  {script}\nend", "F", 1)
+    assert out == expected
+
+
+def test_pairs_over_input_objects_sees_every_key(vm):
+    (out,) = vm.call("function F(o) local n = 0 for k, v in pairs(o.spec) do n = n + v end return n end", "F", 1,
+                     {"spec": {"a": 1, "b": 2, "c": 4}})
+    assert out == 7
+
+
+@pytest.mark.parametrize("call, name", [("pairs(nil)", "pairs"), ("next(5)", "next")])
+def test_pairs_and_next_errors_name_the_line(vm, call, name):
+    with pytest.raises(InterpreterError, match=rf"luaScript:2: bad argument #1 to '{name}' \(table expected"):
+        vm.call(f"function F()\n  local x = {call}\n  return x\nend", "F", 1)
