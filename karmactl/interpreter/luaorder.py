@@ -40,59 +40,66 @@ def tokens(src: str):
             i += 1
             continue
         if src.startswith("--", i):
-            level = _long_bracket(src, i + 2)
-            if level is not None:
-                end = src.find("]" + "=" * level + "]", i + 4 + level)
-                if end < 0:
-                    return
-                i = end + level + 2
-            else:
-                end = src.find("\n", i)
-                i = n if end < 0 else end + 1
-            continue
-        if c in _NAME_START:
-            j = i + 1
-            while j < n and src[j] in _NAME_CHARS:
-                j += 1
-            yield "name", i, j
-            i = j
-            continue
-        if c in _DIGITS or (c == "." and i + 1 < n and src[i + 1] in _DIGITS):
-            j = i + 1
-            while j < n and (src[j] in _NAME_CHARS or src[j] == "." or
-                             (src[j] in "+-" and src[j - 1] in "eE" and not src.startswith(("0x", "0X"), i))):
-                j += 1
-            yield "number", i, j
-            i = j
-            continue
-        if c in "\"'":
-            j = i + 1
-            while j < n and src[j] != c:
-                if src[j] == "\n":
-                    return
-                j += 2 if src[j] == "\\" else 1
-            if j >= n:
+            i = _comment_end(src, i)
+            if i < 0:
                 return
-            yield "string", i, j + 1
-            i = j + 1
             continue
-        if c == "[":
-            level = _long_bracket(src, i)
-            if level is not None:
-                end = src.find("]" + "=" * level + "]", i + 2 + level)
-                if end < 0:
-                    return
-                yield "string", i, end + level + 2
-                i = end + level + 2
-                continue
-        for p in _THREE + _TWO:
-            if src.startswith(p, i):
-                yield p, i, i + len(p)
-                i += len(p)
-                break
-        else:
-            yield c, i, i + 1
-            i += 1
+        kind, end = _token(src, i)
+        if end < 0:
+            return
+        yield kind, i, end
+        i = end
+
+
+def _comment_end(src: str, i: int) -> int:
+    """Where the comment starting at ``i`` (``--``) ends; -1 when a long one is not closed."""
+    level = _long_bracket(src, i + 2)
+    if level is not None:
+        end = src.find("]" + "=" * level + "]", i + 4 + level)
+        return -1 if end < 0 else end + level + 2
+    end = src.find("\n", i)
+    return len(src) if end < 0 else end + 1
+
+
+def _token(src: str, i: int) -> tuple[str, int]:
+    """``(kind, end)`` of the token starting at ``i``; end -1 for an unterminated string."""
+    c, n = src[i], len(src)
+    if c in _NAME_START:
+        j = i + 1
+        while j < n and src[j] in _NAME_CHARS:
+            j += 1
+        return "name", j
+    if c in _DIGITS or (c == "." and i + 1 < n and src[i + 1] in _DIGITS):
+        return "number", _number_end(src, i)
+    if c in "\"'":
+        return "string", _quoted_end(src, i)
+    if c == "[":
+        level = _long_bracket(src, i)
+        if level is not None:
+            end = src.find("]" + "=" * level + "]", i + 2 + level)
+            return "string", -1 if end < 0 else end + level + 2
+    for p in _THREE + _TWO:
+        if src.startswith(p, i):
+            return p, i + len(p)
+    return c, i + 1
+
+
+def _number_end(src: str, i: int) -> int:
+    j, n = i + 1, len(src)
+    hexadecimal = src.startswith(("0x", "0X"), i)
+    while j < n and (src[j] in _NAME_CHARS or src[j] == "." or
+                     (src[j] in "+-" and src[j - 1] in "eE" and not hexadecimal)):
+        j += 1
+    return j
+
+
+def _quoted_end(src: str, i: int) -> int:
+    quote, j, n = src[i], i + 1, len(src)
+    while j < n and src[j] != quote:
+        if src[j] == "\n":
+            return -1
+        j += 2 if src[j] == "\\" else 1
+    return -1 if j >= n else j + 1
 
 
 def _long_bracket(src: str, i: int) -> int | None:
@@ -106,46 +113,32 @@ def _long_bracket(src: str, i: int) -> int | None:
 
 
 def mark_constructors(src: str) -> str:
-    """``src`` with every table constructor wrapped in ``MARK(ctor, {static keys})`` and the
-    binding of ``MARK`` in front (:data:`PREFIX`); ``f{...}`` calls become ``f(MARK(...))``."""
+    """``src`` with every table constructor wrapped in ``MARK(ctor, id)`` (``id`` numbers its key
+    list) and the binding of ``MARK`` in front, on the first line; ``f{...}`` calls become
+    ``f(MARK(...))``."""
     toks = list(tokens(src))
     inserts: dict[int, list[str]] = {}  # position -> texts to insert there, in order
-
-    def put(pos: int, text: str) -> None:
-        inserts.setdefault(pos, []).append(text)
-
     lists: dict[tuple, int] = {}  # a constructor's key list -> its number in the chunk's lists
-    stack: list = []  # open brackets: ["{", keys, call, field start?, computed keys?] or "(" / "["
+    stack: list = []  # open brackets: a _Constructor, or "(" / "["
     previous = None
     for t, (kind, start, end) in enumerate(toks):
-        frame = stack[-1] if stack and isinstance(stack[-1], list) else None
-        if frame is not None and frame[3]:
-            frame[3] = False
-            key = _static_key(src, toks, t)
-            if key is not None:
-                frame[1].append(key)
-            elif kind == "[":
-                frame[4] = True
+        frame = stack[-1] if stack and isinstance(stack[-1], _Constructor) else None
+        if frame is not None and frame.field_start:
+            frame.field(src, toks, t)
         if kind == "{":
-            call = previous is not None and (previous[0] in ("string", ")", "]", "}") or
-                                             (previous[0] == "name" and src[previous[1]:previous[2]] not in _KEYWORDS))
-            put(start, f"({MARK}(" if call else f"{MARK}(")
-            stack.append(["{", [], call, True, False])
-        elif kind == "}":
-            if stack and isinstance(stack[-1], list):
-                _, keys, call, _, computed = stack.pop()
-                listed = f", {lists.setdefault(tuple(keys), len(lists) + 1)}" if keys else \
-                    (", nil" if computed else "")
-                put(end, listed + (", true)" if computed else ")") + (")" if call else ""))
-            elif stack:
-                stack.pop()
+            frame = _Constructor(_is_call(src, previous))
+            inserts.setdefault(start, []).append(f"({MARK}(" if frame.call else f"{MARK}(")
+            stack.append(frame)
+        elif kind == "}" and frame is not None:
+            stack.pop()
+            inserts.setdefault(end, []).append(frame.closing(lists))
         elif kind in ("(", "["):
             stack.append(kind)
-        elif kind in (")", "]"):
-            if stack and not isinstance(stack[-1], list):
+        elif kind in (")", "]", "}"):
+            if stack and not isinstance(stack[-1], _Constructor):
                 stack.pop()
         elif kind in (",", ";") and frame is not None:
-            frame[3] = True
+            frame.field_start = True
         previous = (kind, start, end)
     table = ", ".join("{" + ", ".join(keys) + "}" for keys in lists)
     out, last = [f"local {MARK} = (...)({{{table}}}); "], 0
@@ -155,6 +148,40 @@ def mark_constructors(src: str) -> str:
         last = pos
     out.append(src[last:])
     return "".join(out)
+
+
+class _Constructor:
+    """An open table constructor: the keys it writes so far, whether one is computed at run time,
+    whether it is a call's argument (``f{...}``), whether the next token starts a field."""
+
+    def __init__(self, call: bool):
+        self.keys: list[str] = []
+        self.computed = False
+        self.call = call
+        self.field_start = True
+
+    def field(self, src: str, toks: list, t: int) -> None:
+        self.field_start = False
+        key = _static_key(src, toks, t)
+        if key is not None:
+            self.keys.append(key)
+        elif toks[t][0] == "[":
+            self.computed = True
+
+    def closing(self, lists: dict) -> str:
+        """What follows the constructor's ``}``: its key list's number, the computed flag, the
+        closing parentheses."""
+        listed = f", {lists.setdefault(tuple(self.keys), len(lists) + 1)}" if self.keys else \
+            (", nil" if self.computed else "")
+        return listed + (", true)" if self.computed else ")") + (")" if self.call else "")
+
+
+def _is_call(src: str, previous) -> bool:
+    """Whether a ``{`` after the token ``previous`` is a call's argument (``f{...}``, ``f"x"{...}``)."""
+    if previous is None:
+        return False
+    kind, start, end = previous
+    return kind in ("string", ")", "]", "}") or (kind == "name" and src[start:end] not in _KEYWORDS)
 
 
 def _static_key(src: str, toks: list, t: int) -> str | None:
