@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from karmactl.api.quantity import canonical_string as canonical_quantity  # noqa: F401 - re-exported: modules
+# written against this name print a quantity as Go's resource.Quantity.String() does; the home is api.quantity
 from karmactl.interpreter._common import InterpreterError
 
 
