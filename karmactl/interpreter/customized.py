@@ -271,10 +271,12 @@ class Interpreter:
             if third is not None:
                 return _run_third(third, "statusAggregation", template, items or [], now)
             return aggregate.aggregate_status(template, items, now=now)
-        return self._lua_aggregate(rule, template, items).get("status") or {}
+        # no items is nil, as Karmada's (an empty aggregatedStatus is left out of the binding)
+        return self._lua_aggregate(rule, template, items or None).get("status") or {}
 
     def _lua_aggregate(self, rule, template: dict, items) -> dict:
-        lua_items = [{k: i[k] for k in _ITEM_FIELDS if k in i} for i in items or []]
+        # None is nil, a list (even empty) a table: what Go's nil and empty slices decode to
+        lua_items = None if items is None else [{k: i[k] for k in _ITEM_FIELDS if k in i} for i in items]
         (out,) = self._call(rule, "statusAggregation", template, 1, template, lua_items)
         return self._object(rule, "statusAggregation", template, out)
 
@@ -536,7 +538,7 @@ def _lua_type(value) -> str:
 
 def _requirements(requires: dict) -> dict | None:
     """A ReplicaRequirements as Go's struct keeps it: known fields, quantities canonical, empties left out."""
-    from karmactl.interpreter.luakube import canonical_quantity
+    from karmactl.api.quantity import canonical_string
 
     out: dict = {}
     claim = requires.get("nodeClaim")
@@ -547,7 +549,7 @@ def _requirements(requires: dict) -> dict | None:
     request = requires.get("resourceRequest")
     if isinstance(request, dict) and request:
         try:
-            out["resourceRequest"] = {k: canonical_quantity(v) for k, v in request.items()}
+            out["resourceRequest"] = {k: canonical_string(v) for k, v in request.items()}
         except (ValueError, TypeError) as exc:
             raise InterpreterError(f"replicaRequirements.resourceRequest: {exc}") from None
     for key in ("namespace", "priorityClassName"):

@@ -10,11 +10,13 @@ callables end up as upvalues of Lua closures: no script can reach them (``debug`
 ``getfenv`` are not in the sandbox), and the machine's attribute filter refuses every attribute
 of a Python object anyway. It returns ``run, finish, syntax``:
 
-* ``run(deadline, max_instructions, time_message, instructions_message, script, fname, ...)``
+* ``run(deadline, max_instructions, time_message, instructions_message, script, marked, fname, ...)``
   loads ``script`` (source only: a binary chunk is refused) into a fresh global table, calls its
   ``fname(...)`` and returns ``{n = count, results...}, instructions used``; the count hook
   (installed once, idle between runs) stops it with the message once ``clock()`` passes
-  ``deadline`` or it ran ``max_instructions``.
+  ``deadline`` or it ran ``max_instructions``. ``marked`` is the script with its table
+  constructors marked (:mod:`karmactl.interpreter.luaorder`); it runs in place of the script
+  (called with the chunk's ``marker``) unless it does not compile.
 * ``finish()`` disarms the limits after a ``run`` that failed and returns the instructions it used.
 * ``syntax(script)`` the compile error of a script, or nil.
 
@@ -34,6 +36,11 @@ instructions, never inside a C function):
   so no ``pcall`` can swallow it; an ``xpcall`` handler is not run for a passed limit (Lua 5.1
   calls it before unwinding, with hooks off when the error came from the hook: a looping handler
   would run unwatched), and one that loops on another error is stopped by the hook as any code.
+* ``pairs``/``next`` follow gopher-lua's order (``table.go``): positive integer keys below 2^26
+  in numeric order, then the other keys in the order they were first set, which the metatables of
+  the tables a script builds record (``__newindex``; invisible to scripts, which have no
+  ``getmetatable``/``rawset``); ``pairs`` iterates a snapshot of the keys, skipping those cleared
+  meanwhile, so clearing fields during a traversal works as in Lua.
 * ``os.time``/``os.date`` read the run's clock (``now``), never the machine's, and use UTC;
   ``os.time{...}`` normalises out-of-range fields as Go's ``time.Date`` (gopher-lua).
 
@@ -45,8 +52,9 @@ SOURCE = r"""
 local clock, NOW, kube_impl, STEP, CHEAP = ...
 local type, tostring, tonumber, error, select, pcall, xpcall, ipairs, pairs, next, unpack =
       type, tostring, tonumber, error, select, pcall, xpcall, ipairs, pairs, next, unpack
-local setmetatable, rawget, setfenv, loadstring = setmetatable, rawget, setfenv, loadstring
-local sethook, getinfo = debug.sethook, debug.getinfo
+local setmetatable, getmetatable, rawget, rawset, setfenv, loadstring =
+      setmetatable, getmetatable, rawget, rawset, setfenv, loadstring
+local sethook, getinfo, rawgetmeta, rawsetmeta = debug.sethook, debug.getinfo, debug.getmetatable, debug.setmetatable
 local s_find, s_gsub = string.find, string.gsub
 local byte, sub, char = string.byte, string.sub, string.char
 local floor, huge = math.floor, math.huge
@@ -507,6 +515,175 @@ local function os_date(fmt, t)
   return rethrow(pcall(cdate, "!" .. fmt, tonumber(t)))
 end
 
+-- ------------------------------------------------------------------ gopher-lua's table order
+
+-- gopher-lua iterates a table's positive integer keys below 2^26 (its array part) in numeric
+-- order, then every other key in the order it was first set. Tables a script builds are marked
+-- (the rewritten constructors call the chunk's mark; luaorder.py) with a metatable whose
+-- __newindex records every other key as it is first added, in the metatable's `seq` (seq[i] =
+-- key, seq[key] = i: such keys are never positive integers below 2^26, so they cannot clash with
+-- the positions). The tables of one constructor share a metatable (and its seq) until one of them
+-- gets a key of its own: it then gets a copy (`own`). Other tables (the inputs: Go maps in
+-- Karmada, in no order) list those keys in Lua's order.
+local MAXARRAY = 67108864
+local EMPTY = {}
+
+local function array_key(k)
+  return type(k) == "number" and k >= 1 and k < MAXARRAY and floor(k) == k
+end
+
+local function record(seq, k)
+  if seq[k] == nil then
+    local n = #seq + 1
+    seq[n], seq[k] = k, n
+  end
+end
+
+local newindex
+
+local function ordered_meta(seq, own)
+  return {__newindex = newindex, __metatable = false, seq = seq, own = own}
+end
+
+newindex = function(t, k, v)
+  if k == nil then raise("table index is nil") end
+  if k ~= k then raise("table index is NaN") end
+  rawset(t, k, v)
+  -- not array_key(k), inline: appends to a list come through here
+  if v ~= nil and (type(k) ~= "number" or k < 1 or k >= MAXARRAY or floor(k) ~= k) then
+    local mt = rawgetmeta(t)
+    local seq = mt.seq
+    if seq[k] ~= nil then return end
+    if not mt.own then
+      local copy = {}
+      for i = 1, #seq do copy[i], copy[seq[i]] = seq[i], i end
+      mt = ordered_meta(copy, true)
+      rawsetmeta(t, mt)
+    end
+    record(mt.seq, k)
+  end
+end
+
+local NOKEYS = ordered_meta(EMPTY, false)  -- the tables of constructors that write no key
+
+-- the marking function of one chunk: `lists` holds its constructors' key lists (source order);
+-- mark(t, id, computed) gives t the shared metatable of lists[id] (nil: no key), or, when a
+-- listed key is nil in t or the constructor also wrote keys known only at run time
+-- ([expr] = v, `computed`), a metatable of its own, those keys after the listed ones
+local function marker(lists)
+  local metas = {}
+  for id = 1, #lists do
+    local seq = {}
+    for _, k in ipairs(lists[id]) do record(seq, k) end
+    metas[id] = ordered_meta(seq, false)
+  end
+  return function(t, id, computed)
+    if type(t) ~= "table" or rawgetmeta(t) ~= nil then return t end
+    local mt = id == nil and NOKEYS or metas[id]
+    local seq = mt.seq
+    local whole = not computed
+    for i = 1, #seq do
+      if rawget(t, seq[i]) == nil then whole = false; break end
+    end
+    if not whole then
+      local own = {}
+      for i = 1, #seq do
+        if rawget(t, seq[i]) ~= nil then record(own, seq[i]) end
+      end
+      for k in next, t do
+        if not array_key(k) then record(own, k) end
+      end
+      mt = ordered_meta(own, true)
+    end
+    rawsetmeta(t, mt)
+    return t
+  end
+end
+
+local function order_of(t)
+  local mt = rawgetmeta(t)
+  return mt ~= nil and mt.__newindex == newindex and mt.seq or nil
+end
+
+-- the keys of t in gopher-lua's order; with dead, also recorded keys whose value is now nil
+local function ordered_keys(t, dead)
+  local keys, n, ascending, last = {}, 0, true, 0
+  for k in next, t do
+    if array_key(k) then
+      n = n + 1
+      keys[n] = k
+      if k < last then ascending = false end
+      last = k
+    end
+  end
+  if not ascending then rethrow(pcall(C.sort, keys, less)) end
+  local seq = order_of(t)
+  if seq ~= nil then
+    for i = 1, #seq do
+      if dead or rawget(t, seq[i]) ~= nil then
+        n = n + 1
+        keys[n] = seq[i]
+      end
+    end
+  else
+    for k in next, t do
+      if not array_key(k) then
+        n = n + 1
+        keys[n] = k
+      end
+    end
+  end
+  return keys, n
+end
+
+local function ordered_pairs(t)
+  if type(t) ~= "table" then raise("bad argument #1 to 'pairs' (table expected, got " .. type(t) .. ")") end
+  local keys, n = ordered_keys(t, false)
+  local i = 0
+  return function()
+    while i < n do
+      i = i + 1
+      local k = keys[i]
+      local v = rawget(t, k)
+      if v ~= nil then return k, v end
+    end
+    return nil
+  end, t, nil
+end
+
+local function ordered_next(t, k)
+  if type(t) ~= "table" then raise("bad argument #1 to 'next' (table expected, got " .. type(t) .. ")") end
+  local keys, n = ordered_keys(t, true)
+  local start = 1
+  if k ~= nil then
+    start = nil
+    for j = 1, n do
+      if keys[j] == k then start = j + 1; break end
+    end
+    if start == nil then
+      if array_key(k) then  -- an array key cleared during the traversal: the next larger one
+        start = n + 1
+        for j = 1, n do
+          if not array_key(keys[j]) or keys[j] > k then start = j; break end
+        end
+      elseif order_of(t) == nil and rawget(t, k) == nil then
+        -- a key of an unmarked table cleared during the traversal: Lua's own order goes on
+        local ok, nk, nv = pcall(next, t, k)
+        if not ok then raise("invalid key to 'next'") end
+        while nk ~= nil and array_key(nk) do nk, nv = next(t, nk) end
+        return nk, nv
+      else
+        raise("invalid key to 'next'")
+      end
+    end
+  end
+  for j = start, n do
+    local v = rawget(t, keys[j])
+    if v ~= nil then return keys[j], v end
+  end
+  return nil
+end
+
 -- ------------------------------------------------------------------ the sandbox
 
 local function readonly(t, name)
@@ -551,6 +728,7 @@ G.xpcall = function(f, h)
     return h(e)
   end))
 end
+G.pairs, G.next = ordered_pairs, ordered_next
 G.print = function() end
 for _, name in ipairs({"collectgarbage", "dofile", "getfenv", "getmetatable", "load", "loadfile", "loadstring",
                        "rawequal", "rawget", "rawset", "setfenv", "setmetatable", "module", "newproxy"}) do
@@ -585,21 +763,28 @@ local function finish()
   return n
 end
 
-local function run(deadline_, limit_, time_message_, instructions_message_, script, fname, ...)
+local function run(deadline_, limit_, time_message_, instructions_message_, script, marked, fname, ...)
   expired, deadline, limit, used = nil, deadline_, limit_, 0
   time_message, instructions_message = time_message_, instructions_message_
-  local chunk = chunks[script]
-  if chunk == nil then
-    local err
-    chunk, err = compile(script)
+  local entry = chunks[script]
+  if entry == nil then
+    local chunk, err = compile(script)
     if chunk == nil then error(err, 0) end
+    -- the script with its constructors marked (luaorder.py); should the rewrite not compile,
+    -- the script runs as written, in Lua's table order
+    local ordered = marked ~= nil and loadstring(marked, "=luaScript") or nil
+    entry = {ordered or chunk, ordered ~= nil}
     if chunk_count > 1000 then chunks, chunk_count = {}, 0 end
-    chunks[script], chunk_count = chunk, chunk_count + 1
+    chunks[script], chunk_count = entry, chunk_count + 1
   end
-  local env = setmetatable({}, {__index = G, __metatable = false})
+  local chunk = entry[1]
+  -- the globals are a copy, not a fallback: a global the script sets to nil stays nil
+  -- (`error = status.error` hides the builtin, as in gopher-lua's one global table)
+  local env = {}
+  for k, v in next, G do env[k] = v end
   env._G = env
   setfenv(chunk, env)
-  chunk()
+  if entry[2] then chunk(marker) else chunk() end
   local f = rawget(env, fname)
   if f == nil then error("not found function " .. fname, 0) end
   if type(f) ~= "function" then error(fname .. " is not a function: " .. type(f), 0) end

@@ -21,8 +21,14 @@ request, and run in an offline ``plan``. So:
   ``io``, ``debug``, ``coroutine``, ``load*``, ``dofile``, ``setfenv``/``getfenv``,
   ``set``/``getmetatable``, ``raw*``, ``module``, ``newproxy`` and ``collectgarbage`` raise "not
   supported"; a precompiled (binary) chunk is refused (Lua 5.1 does not verify bytecode).
-  ``print`` prints nothing. Each call runs in a fresh global table and the libraries are
-  read-only, so customizations cannot see or change each other.
+  ``print`` prints nothing. Each call runs in a fresh global table (a copy of the sandbox's
+  globals, so a global the script sets to nil stays nil, as in gopher-lua) and the libraries
+  are read-only, so customizations cannot see or change each other.
+* **Values as gopher-lua gives them.** An absent argument is nil (no aggregated status items:
+  nil, not an empty table); a null in a list is left out (gopher-lua's ``Append`` skips nil);
+  ``pairs`` and ``next`` go through a table's keys in gopher-lua's order (integer keys first, then
+  the others as they were first set: :mod:`karmactl.interpreter.luaorder`); the tables given to a
+  script (Go maps in Karmada, in no order) list their fields in Lua's order.
 * **Limits no script escapes.** Per call :data:`CALL_TIMEOUT` seconds and
   :data:`CALL_INSTRUCTIONS` Lua instructions; per machine (one per run's interpreter)
   :data:`TOTAL_TIME` seconds and :data:`TOTAL_INSTRUCTIONS` instructions over all calls, after
@@ -107,6 +113,7 @@ class LuaVM:
         self._spent_time = 0.0
         self._spent_instructions = 0
         self._lock = threading.Lock()
+        self._rewritten: dict[str, str] = {}
         self._max_memory = max_memory
         # (message, limit) per call, and the message once the run's budget is used up
         self._call_time = (f"the script ran longer than the {timeout:g}s time limit of a call", timeout)
@@ -155,7 +162,7 @@ class LuaVM:
             used = None
             try:
                 packed, used = self._run(started + timeout, instructions, time_message, instructions_message,
-                                         script, fname, *lua_args)
+                                         script, self._marked(script), fname, *lua_args)
                 return [self.to_python(packed[i + 1]) for i in range(nrets)]
             except self._lua51.LuaMemoryError:
                 self._free()
@@ -171,6 +178,18 @@ class LuaVM:
             finally:
                 self._spent_instructions += self._finish() if used is None else used
                 self._spent_time += time.monotonic() - started
+
+    def _marked(self, script: str) -> str:
+        """``script`` with its table constructors marked for gopher-lua's ``pairs`` order
+        (:func:`karmactl.interpreter.luaorder.mark_constructors`), remembered per script."""
+        from karmactl.interpreter.luaorder import mark_constructors
+
+        marked = self._rewritten.get(script)
+        if marked is None:
+            if len(self._rewritten) > 1000:
+                self._rewritten.clear()
+            marked = self._rewritten[script] = mark_constructors(script)
+        return marked
 
     def syntax_error(self, script: str) -> str | None:
         """The compile error of ``script`` (``luaScript:LINE: message``), or None when it loads."""
@@ -267,7 +286,8 @@ def _no_attributes(obj, name, is_setting):
 
 
 def _plain(value, depth: int):
-    """``value`` with None dropped from mappings and sequences, checked to be JSON-like; integers
+    """``value`` with None dropped from mappings and sequences (as Karmada's ``decodeValue``: a
+    nil field is not set, a nil element not appended), checked to be JSON-like; integers
     beyond float precision become floats (Lua 5.1 numbers are doubles, as gopher-lua's).
 
     Raises:
@@ -287,7 +307,7 @@ def _plain(value, depth: int):
                 tv = type(v)
                 out[k] = v if tv is str or tv is bool or tv is float else _plain(v, depth + 1)
             return out
-        return [v if type(v) is str else _plain(v, depth + 1) for v in value]
+        return [v if type(v) is str else _plain(v, depth + 1) for v in value if v is not None]
     return _leaf(value)
 
 

@@ -150,16 +150,30 @@ def remove_overlay(store: StateStore, key: Key) -> None:
 
 
 def index_user_objects(store: StateStore) -> dict[Key, Source]:
-    """Key -> Source of every user object (parsed, not validated), for apply/delete."""
+    """Key -> Source of every user object (parsed, not validated), for the editing commands
+    (apply, delete, label, annotate, patch, suspend, create...).
+
+    Every CustomResourceDefinition of the state directory is registered before any object is
+    checked, so an object of a CRD-backed kind is known whatever the order of the files
+    (``clonesets/`` sorts before ``customresourcedefinitions/``).
+
+    Raises:
+        InputError: unreadable file, malformed YAML, or an object of an unknown kind (file and
+            line named).
+    """
     from karmactl.store.state import check_object, key_of
 
-    index: dict[Key, Source] = {}
+    documents = []
     for path in store.user_files():
         rel = store.rel(path)
-        for obj, i, line in store.read_documents(path, rel):
+        docs = store.read_documents(path, rel)
+        documents.append((rel, docs))
+        for obj, _i, _line in docs:
             if obj.get("kind") == "CustomResourceDefinition":
                 store.registry.add_crd(obj)
-        for obj, i, line in store.read_documents(path, rel):
+    index: dict[Key, Source] = {}
+    for rel, docs in documents:
+        for obj, i, line in docs:
             check_object(obj, store.registry, rel, line)
             index.setdefault(key_of(obj), Source(rel, i, line))
     return index

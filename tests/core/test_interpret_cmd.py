@@ -26,14 +26,17 @@ def results(text: str) -> dict:
     return out
 
 
-def test_three_kinds_of_customizations_are_checked(cli):
-    assert len(CUSTOMIZATIONS) >= 3
+def test_every_kind_of_customizations_is_checked(cli):
+    assert len(CUSTOMIZATIONS) >= 4
     for path in CUSTOMIZATIONS:
         code, out, err = cli("interpret", "-f", str(path), "--check")
         assert code == 0, out + err
         assert "FAIL" not in out and "ERROR" not in out
-        assert out.count("PASS tests[") == len(yaml.safe_load((path.parent / "customizations_tests.yaml")
-                                                              .read_text())["tests"])
+        former = path.parent / "customizations_tests.yaml"
+        cases = len(yaml.safe_load(former.read_text())["tests"]) if former.is_file() else 0
+        cases += sum(len([d for d in yaml.safe_load_all(f.read_text()) if d])
+                     for f in (path.parent / "testdata").glob("*-test.yaml"))
+        assert cases and out.count("PASS [") == cases
 
 
 @pytest.mark.parametrize("kind_dir, case, key, wrong", [
@@ -52,8 +55,9 @@ def test_check_names_the_case_whose_output_differs(cli, tmp_path, kind_dir, case
     code, out, _err = cli("interpret", "-f", str(copy / "customizations.yaml"), "--check")
     assert code == 1
     failed = [line for line in out.splitlines() if line.startswith("FAIL")]
-    assert len(failed) == 1 and failed[0].startswith(f"FAIL tests[{case}] {tests['tests'][case]['operation']}")
-    assert f"{key} differs" in failed[0]
+    name = yaml.safe_load((copy / "customizations.yaml").read_text())["metadata"]["name"]
+    assert len(failed) == 1 and failed[0].startswith(f"FAIL [{name}/{tests['tests'][case]['operation']}]:tests[{case}]")
+    assert f"unexpected result for {key}" in failed[0]
 
 
 def test_check_reports_a_script_that_does_not_load(cli, tmp_path):

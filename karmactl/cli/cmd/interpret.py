@@ -2,18 +2,22 @@
 
 As karmadactl's (``pkg/karmadactl/interpret/``): ``--operation`` runs one customized operation on
 objects from files and prints each result as YAML; without ``-f`` it runs the built-in layers
-(the third-party rules of :mod:`karmactl.interpreter.thirdparty`, then the native ones) instead; ``--check`` checks every script of every
-customization loads (``RULERS: <operation>: PASS | UNSET | ERROR: ...``) and, when a
-``customizations_tests.yaml`` lies beside the file, runs its test cases as Karmada's third-party
-customizations test does (``pkg/resourceinterpreter/default/thirdparty/thirdparty_test.go``)::
+(the third-party rules of :mod:`karmactl.interpreter.thirdparty`, then the native ones) instead;
+``--check`` checks every script of every customization loads (``RULERS: <operation>: PASS | UNSET |
+ERROR: ...``) and runs the test cases beside each customization file as Karmada's third-party
+customizations test does (``pkg/resourceinterpreter/default/thirdparty/thirdparty_test.go``):
+``testdata/*-test.yaml`` (Karmada's format since v1.17, one case per document, inputs inline) and the
+former ``customizations_tests.yaml`` (inputs in files); comparisons in
+:mod:`karmactl.interpreter.checking`::
 
     karmactl interpret -f customization.yaml --operation InterpretReplica --observed-file guestbook.yaml
     karmactl interpret --operation InterpretHealth --observed-file cloneset.yaml     # built-in rules
     karmactl interpret -f customizations.yaml --check
 
-Exit codes: 0 success; 1 ``--check`` found a syntax error or a test case whose result differs
-(named); 2 bad input (files, flags, an object that is not a ResourceInterpreterCustomization) or
-the operation failed.
+Exit codes: 0 success (``--check``: cases ran and all passed); 1 ``--check`` found a failing case,
+a script that does not load or a refused customization (each named; the others still run); 2 bad
+input (files, flags, an object that is not a ResourceInterpreterCustomization), ``--check`` found
+no case, or the operation failed.
 """
 from __future__ import annotations
 
@@ -40,7 +44,8 @@ def register(app: typer.Typer) -> None:
                       "The operation to run: Retain, InterpretReplica, ReviseReplica, InterpretStatus, "
                       "AggregateStatus, InterpretHealth, InterpretDependency, InterpretComponent.")),
                   check: bool = typer.Option(False, "--check", help="Check the scripts load, and run the test "
-                                             f"cases of {TESTS_FILE} beside each file."),
+                                             "cases beside each file: testdata/*-test.yaml (Karmada's format) "
+                                             f"and {TESTS_FILE}."),
                   desired_file: Optional[str] = typer.Option(None, "--desired-file", help="The desiredObj argument."),
                   observed_file: Optional[str] = typer.Option(None, "--observed-file", help="The observedObj argument."),
                   status_file: Optional[str] = typer.Option(None, "--status-file",
@@ -74,20 +79,18 @@ def _files(paths: list[str]) -> list[str]:
         path = Path(p)
         if path.is_dir():
             found += sorted(str(f) for f in path.rglob("*") if f.suffix in (".yaml", ".yml", ".json")
-                            and f.name != TESTS_FILE and "testdata" not in f.parts)
+                            and f.name != TESTS_FILE and "testdata" not in f.relative_to(path).parts)
         else:
             found.append(p)
     return found
 
 
-def load_customizations(paths: list[str], lua_errors: bool = True) -> list[tuple[str, dict]]:
-    """``[(file, customization)]`` from files or directories, validated as ``apply`` does
-    (``lua_errors`` False: scripts that do not load are let through, for ``--check`` to report).
+def _read_customizations(paths: list[str]) -> list[tuple[str, int, dict, list]]:
+    """``[(file, line, customization, validation errors)]`` of files or directories.
 
     Raises:
-        InputError: unreadable file, malformed YAML, an object that is not a
-            ResourceInterpreterCustomization, or an invalid one (file, object and field named;
-            a script that does not load names its ``luaScript`` field and line).
+        InputError: unreadable file, malformed YAML, or an object that is not a
+            ResourceInterpreterCustomization (file and object named).
     """
     from karmactl.api.kinds import KindRegistry, group_of
     from karmactl.api.validation import validate_object
@@ -97,16 +100,41 @@ def load_customizations(paths: list[str], lua_errors: bool = True) -> list[tuple
     found = []
     for path in _files(paths):
         for doc, line in _documents(path):
-            label = f"{doc.get('kind')} {(doc.get('metadata') or {}).get('name')}"
             if group_of(str(doc.get("apiVersion") or "")) != "config.karmada.io" or \
                     doc.get("kind") != "ResourceInterpreterCustomization":
                 raise InputError("not a ResourceInterpreterCustomization (config.karmada.io/v1alpha1)",
-                                 path, line, label, "kind")
-            errors = [e for e in validate_object(doc, registry)
-                      if lua_errors or not e.path.endswith(".luaScript")]
-            if errors:
-                raise InputError(errors[0].message, path, line, label, errors[0].path)
-            found.append((path, doc))
+                                 path, line, _label(doc), "kind")
+            found.append((path, line, doc, validate_object(doc, registry)))
+    return found
+
+
+def _script_error(error) -> bool:
+    """Whether a validation error is a script that does not load (``--check`` reports it in its
+    table; any other error refuses the customization)."""
+    return error.path.endswith(".luaScript") and "Lua syntax error: " in error.message
+
+
+def _label(doc: dict) -> str:
+    return f"{doc.get('kind')} {(doc.get('metadata') or {}).get('name')}"
+
+
+def load_customizations(paths: list[str], lua_errors: bool = True) -> list[tuple[str, dict]]:
+    """``[(file, customization)]`` from files or directories, validated as ``apply`` does
+    (``lua_errors`` False: scripts that do not load are let through).
+
+    Raises:
+        InputError: unreadable file, malformed YAML, an object that is not a
+            ResourceInterpreterCustomization, or an invalid one (file, object and field named;
+            a script that does not load names its ``luaScript`` field and line).
+    """
+    from karmactl.store.state import InputError
+
+    found = []
+    for path, line, doc, errors in _read_customizations(paths):
+        errors = [e for e in errors if lua_errors or not _script_error(e)]
+        if errors:
+            raise InputError(errors[0].message, path, line, _label(doc), errors[0].path)
+        found.append((path, doc))
     if not found:
         raise CLIError("no ResourceInterpreterCustomization in " + ", ".join(paths))
     return found
@@ -191,103 +219,229 @@ def interpret_cmd(c: Context, filenames: list[str], operation: str | None, desir
 
 # --------------------------------------------------------------------------- --check
 
-def check_cmd(c: Context, filenames: list[str]) -> int:
-    """Check every customization's scripts load and run the test cases beside each file.
+class _Report:
+    """Per customization: cases passed and failed, and its other failures (refused, a script
+    that does not load, a test file that cannot be read)."""
 
-    Prints karmadactl's check table (``SOURCE``, ``TARGET``, ``RULERS``) per customization, then
-    one ``PASS``/``FAIL`` line per test case. Returns the exit code: 0 all good, 1 a script does
-    not load or a case fails.
+    def __init__(self):
+        self.passed: dict[str, int] = {}
+        self.failed: dict[str, list[str]] = {}
+        self.order: list[str] = []
+
+    def _entry(self, label: str) -> None:
+        if label not in self.passed:
+            self.order.append(label)
+            self.passed[label] = 0
+            self.failed[label] = []
+
+    def case(self, label: str, case, problems: list[str]) -> None:
+        self._entry(label)
+        title = f"[{label}/{case.operation}]:{case.name}"
+        if problems:
+            self.failed[label].append(title)
+            out(f"FAIL {title} ({case.source}): " + "; ".join(problems))
+        else:
+            self.passed[label] += 1
+            out(f"PASS {title}")
+
+    def fail(self, label: str, what: str) -> None:
+        self._entry(label)
+        self.failed[label].append(what)
+
+
+def check_cmd(c: Context, filenames: list[str]) -> int:
+    """Check every customization: its scripts load, and the test cases beside it pass.
+
+    Prints karmadactl's check table (``SOURCE``, ``TARGET``, ``RULERS``) per customization, one
+    ``PASS``/``FAIL [customization/Operation]:case`` line per case (the failing ones with their
+    file, line and differences), then a summary per customization. Cases are read from
+    ``testdata/*-test.yaml`` beside the customization's file (Karmada's format since v1.17) and
+    from ``customizations_tests.yaml`` (the former one), and compared as Karmada's runner does
+    (:mod:`karmactl.interpreter.checking`). A customization refused on load (a field karmactl
+    does not support, an invalid one) is one failure; the others still run. Every case runs
+    against each customization of its directory that targets its object's kind.
+
+    Returns the exit code: 0 when cases ran and all passed, 1 when anything failed.
 
     Raises:
-        InputError: unreadable files, or a ``customizations_tests.yaml`` that is malformed.
+        CLIError: no case found anywhere and nothing failed (exit 2).
+        InputError: unreadable files, or an object that is not a ResourceInterpreterCustomization.
     """
-    from karmactl.interpreter.customized import OPERATIONS
     from karmactl.interpreter.luavm import LuaVM
 
-    failed = False
+    report = _Report()
     vm = LuaVM(now=c.now)
-    # a script that does not load is reported in the table instead of stopping the check
-    found = load_customizations(filenames, lua_errors=False)
-    for path, doc in found:
-        spec = doc.get("spec") or {}
-        target = spec.get("target") or {}
-        rules = spec.get("customizations") or {}
-        out("-----------------------------------")
-        out(f"SOURCE: {(doc.get('metadata') or {}).get('name') or path}")
-        out(f"TARGET: {target.get('apiVersion')} {target.get('kind')}")
-        out("RULERS:")
-        for field, (name, _fn) in OPERATIONS.items():
-            script = (rules.get(field) or {}).get("luaScript") if isinstance(rules.get(field), dict) else None
-            if not script:
-                out(f"    {name}: UNSET")
-                continue
-            problem = vm.syntax_error(script)
-            if problem:
-                failed = True
-                out(f"    {name}: ERROR: {problem}")
-            else:
-                out(f"    {name}: PASS")
-    by_file: dict = {}
-    for path, doc in found:
-        by_file.setdefault(path, []).append(doc)
-    for path, docs in by_file.items():
-        tests = Path(path).parent / TESTS_FILE
-        if tests.is_file():
-            failed = _run_tests(c, tests, docs) or failed
-    return ExitCode.CHANGES if failed else ExitCode.OK
+    entries = _read_customizations(filenames)
+    if not entries:
+        raise CLIError("no ResourceInterpreterCustomization in " + ", ".join(filenames))
+    by_dir: dict[Path, list[tuple[str, dict]]] = {}
+    names = [(doc.get("metadata") or {}).get("name") or path for path, _line, doc, _e in entries]
+    for (path, line, doc, errors), name in zip(entries, names):
+        label = name if names.count(name) == 1 else f"{path}:{line}:{name}"
+        _print_table(vm, report, label, path, line, doc, errors)
+        if not any(not _script_error(e) for e in errors):
+            by_dir.setdefault(Path(path).parent, []).append((label, doc))
+    cases = 0
+    for directory, customizations in by_dir.items():
+        cases += _check_directory(c, report, directory, customizations)
+    return _summary(report, cases, filenames)
 
 
-def _run_tests(c: Context, tests_file: Path, customizations: list[dict]) -> bool:
-    """Run the cases of one ``customizations_tests.yaml``; True when one fails."""
-    from karmactl.interpreter import Interpreter, InterpreterError
+def _print_table(vm, report: _Report, label: str, path: str, line: int, doc: dict, errors: list) -> None:
+    from karmactl.interpreter.customized import OPERATIONS
+
+    spec = doc.get("spec") or {}
+    target = spec.get("target") or {}
+    rules = spec.get("customizations") or {}
+    out("-----------------------------------")
+    out(f"SOURCE: {label}")
+    out(f"TARGET: {target.get('apiVersion')} {target.get('kind')}")
+    refused = [e for e in errors if not _script_error(e)]
+    if refused:
+        message = f"{path}:{line}: {_label(doc)}: {refused[0].path}: {refused[0].message}"
+        out(f"REFUSED: {message}")
+        report.fail(label, f"refused: {message}")
+        return
+    out("RULERS:")
+    for field, (name, _fn) in OPERATIONS.items():
+        script = (rules.get(field) or {}).get("luaScript") if isinstance(rules.get(field), dict) else None
+        if not script:
+            out(f"    {name}: UNSET")
+            continue
+        problem = vm.syntax_error(script)
+        if problem:
+            report.fail(label, f"{name}: the script does not load: {problem}")
+            out(f"    {name}: ERROR: {problem}")
+        else:
+            out(f"    {name}: PASS")
+
+
+def _check_directory(c: Context, report: _Report, directory: Path, customizations: list[tuple[str, dict]]) -> int:
+    """Run the cases of one directory against its customizations; the number of cases run."""
+    from karmactl.interpreter import Interpreter
+    from karmactl.interpreter.checking import run_case
+
+    cases = _old_cases(report, directory) + _new_cases(report, directory)
+    if not cases:
+        return 0
+    interpreter = Interpreter([doc for _label, doc in customizations], now=c.now)
+    ran = 0
+    for case in cases:
+        target = case.target()
+        matching = [label for label, doc in customizations
+                    if target is None or _target(doc) == target]
+        if not matching:
+            report.fail(str(directory), f"{case.source}: {case.name}: no customization in {directory} "
+                                        f"targets {target[0]} {target[1]}")
+            out(f"FAIL {case.name} ({case.source}): no customization in {directory} targets {target[0]} {target[1]}")
+            continue
+        for label in matching:
+            ran += 1
+            report.case(label, case, run_case(interpreter, case))
+    return ran
+
+
+def _target(doc: dict) -> tuple[str, str]:
+    target = (doc.get("spec") or {}).get("target") or {}
+    return str(target.get("apiVersion") or ""), str(target.get("kind") or "")
+
+
+def _new_cases(report: _Report, directory: Path) -> list:
+    """The cases of ``testdata/*-test.yaml`` (Karmada's format since v1.17), a file that cannot
+    be read or a case that cannot be run counted as one failure each."""
+    from karmactl.interpreter.checking import CaseError, case_of_document
+    from karmactl.store import yamlio
+
+    testdata = directory / "testdata"
+    if not testdata.is_dir():
+        return []
+    cases = []
+    for file in sorted(f for f in testdata.rglob("*") if f.is_file() and f.name.endswith(("-test.yaml", "-test.yml"))):
+        shown = str(file)
+        try:
+            docs = yamlio.load_all(file.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            _unreadable(report, shown, f"cannot read file: {exc}")
+            continue
+        except yamlio.YAMLSyntaxError as exc:
+            _unreadable(report, f"{shown}:{exc.line}" if exc.line else shown, str(exc))
+            continue
+        for index, (doc, line) in enumerate(docs):
+            try:
+                cases.append(case_of_document(doc, f"{shown}:{line}", index))
+            except CaseError as exc:
+                _unreadable(report, f"{shown}:{line}", str(exc))
+    return cases
+
+
+def _unreadable(report: _Report, where: str, message: str) -> None:
+    report.fail(where, message)
+    out(f"FAIL {where}: {message}")
+
+
+def _old_cases(report: _Report, directory: Path) -> list:
+    """The cases of ``customizations_tests.yaml`` (the former format), inputs read from the files
+    they name (relative to the directory); a case whose files cannot be read is one failure."""
+    from karmactl.interpreter.checking import Case
     from karmactl.store.state import InputError
 
-    docs = _documents(str(tests_file))
-    cases = docs[0][0].get("tests") if len(docs) == 1 else None
-    if not isinstance(cases, list):
-        raise InputError("expected a mapping with a list of test cases under tests", str(tests_file), None, None, "tests")
-    base = tests_file.parent
-    interpreter = Interpreter(customizations, now=c.now)
-    failed = False
-    out("-----------------------------------")
-    out(f"TESTS: {tests_file}")
-    for i, case in enumerate(cases):
+    tests_file = directory / TESTS_FILE
+    if not tests_file.is_file():
+        return []
+    try:
+        docs = _documents(str(tests_file))
+    except InputError as exc:
+        _unreadable(report, str(tests_file), str(exc))
+        return []
+    tests = docs[0][0].get("tests") if len(docs) == 1 else None
+    if not isinstance(tests, list):
+        _unreadable(report, str(tests_file), "expected a mapping with a list of test cases under tests")
+        return []
+    cases = []
+    for i, case in enumerate(tests):
+        where = f"{tests_file}: tests[{i}]"
         if not isinstance(case, dict):
-            raise InputError("a test case must be a mapping", str(tests_file), None, None, f"tests[{i}]")
-        op = case.get("operation") or ""
-        name = f"tests[{i}] {op}" + "".join(f" {case[k]}" for k in ("observedInputPath", "desiredInputPath")
-                                             if case.get(k))
+            _unreadable(report, where, "a test case must be a mapping")
+            continue
 
         def path_of(key):
             value = case.get(key)
-            return str(base / str(value).lstrip("/")) if value else None
+            return str(directory / str(value).lstrip("/")) if value else None
 
+        name = f"tests[{i}]" + "".join(f" {case[k]}" for k in ("observedInputPath", "desiredInputPath") if case.get(k))
         try:
-            desired = _one_object(path_of("desiredInputPath"), f"tests[{i}].desiredInputPath")
-            observed = _one_object(path_of("observedInputPath"), f"tests[{i}].observedInputPath")
-            status = _status_items(path_of("statusInputPath"))
             expected = case.get("expectedOutput")
             if case.get("expectedOutputPath"):
                 expected = _one_object(path_of("expectedOutputPath"), f"tests[{i}].expectedOutputPath")
-            results = interpreter.run_rule(op, desired, observed, status, int(case.get("desiredReplicas") or 0))
-        except InterpreterError as exc:
-            failed = True
-            out(f"FAIL {name}: {exc}")
-            continue
-        problems = []
-        for result, value in results:
-            want = (expected or {}).get(result) if isinstance(expected, dict) else None
-            if want is None:
-                continue  # Karmada checks only what a case states
-            if json.loads(json.dumps(value, sort_keys=True)) != json.loads(json.dumps(want, sort_keys=True)):
-                problems.append(f"{result} differs: expected {json.dumps(want, sort_keys=True)}, "
-                                f"got {json.dumps(value, sort_keys=True)}")
-        if problems:
-            failed = True
-            out(f"FAIL {name}: " + "; ".join(problems))
-        else:
-            out(f"PASS {name}")
-    return failed
+            cases.append(Case(name=name, operation=str(case.get("operation") or ""), source=where,
+                              desired=_one_object(path_of("desiredInputPath"), f"tests[{i}].desiredInputPath"),
+                              observed=_one_object(path_of("observedInputPath"), f"tests[{i}].observedInputPath"),
+                              status_items=_status_items(path_of("statusInputPath")),
+                              replicas=int(case.get("desiredReplicas") or 0),
+                              output=expected if isinstance(expected, dict) else None))
+        except (InputError, ValueError, TypeError) as exc:
+            _unreadable(report, where, str(exc))
+    return cases
+
+
+def _summary(report: _Report, cases: int, filenames: list[str]) -> int:
+    """Print the per-customization summary; the exit code."""
+    failures = sum(len(v) for v in report.failed.values())
+    if not cases and not failures:
+        raise CLIError("no test cases found: put Karmada-format cases in testdata/*-test.yaml (or a "
+                       f"{TESTS_FILE}) beside the customization files of " + ", ".join(filenames))
+    out("-----------------------------------")
+    out("SUMMARY:")
+    for label in report.order:
+        failed = report.failed[label]
+        line = f"    {label}: {report.passed[label]} passed, {len(failed)} failed"
+        out(line + "".join(f"\n        FAILED {what}" for what in failed))
+    passed = sum(report.passed.values())
+    out(f"{cases} cases: {passed} passed, {cases - passed} failed"
+        + (f"; {failures - (cases - passed)} other failures" if failures > cases - passed else ""))
+    if not cases:
+        out("no test cases ran")
+    return ExitCode.CHANGES if failures else ExitCode.OK
 
 
 __all__ = ["check_cmd", "interpret_cmd", "load_customizations", "register"]
