@@ -69,9 +69,9 @@ def memory_bytes(value) -> Fraction:
 
 
 def _quantity(amount: Fraction) -> str:
-    from karmactl.interpreter.luakube import _format
+    from karmactl.api.quantity import BINARY_SI, canonical_quantity as _canonical
 
-    return _format(Fraction(math.ceil(amount)), True)
+    return _canonical(Fraction(math.ceil(amount)), BINARY_SI)
 
 
 def _pod_claim(obj: dict) -> dict:

@@ -71,7 +71,7 @@ def _raycluster_merge(template: dict, statuses: list[dict]) -> dict:
     """Conditions of every member, worker counters and desired resources summed, the latest
     update time, and endpoints, head and state of the first member reporting them."""
     from karmactl.api.quantity import parse_quantity
-    from karmactl.interpreter.luakube import _format
+    from karmactl.api.quantity import BINARY_SI, DECIMAL_SI, canonical_quantity as _canonical
 
     status = template_status(template)
     status["conditions"] = [deepcopy(c) for s in statuses for c in s.get("conditions") or []]
@@ -80,7 +80,8 @@ def _raycluster_merge(template: dict, statuses: list[dict]) -> dict:
     for key in ("desiredCPU", "desiredMemory"):
         values = [s[key] for s in statuses if s.get(key)]
         amount = sum((parse_quantity(v) for v in values), Fraction(0))
-        status[key] = _format(amount, any(str(v).endswith("i") for v in values)) if values else "0"
+        fmt = BINARY_SI if any(str(v).endswith("i") for v in values) else DECIMAL_SI
+        status[key] = _canonical(amount, fmt) if values else "0"
     for key in ("desiredGPU", "desiredTPU"):
         status[key] = str(sum(number(s.get(key)) for s in statuses))
     times = [s["lastUpdateTime"] for s in statuses if s.get("lastUpdateTime")]

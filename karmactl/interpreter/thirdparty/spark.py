@@ -43,14 +43,14 @@ def java_memory(value) -> Fraction:
 
 
 def _pod_memory(role: dict, factor) -> str:
-    from karmactl.interpreter.luakube import _format
+    from karmactl.api.quantity import BINARY_SI, canonical_quantity as _canonical
 
     memory = java_memory(role.get("memory") or "1g")
     if role.get("memoryOverhead") is not None:
         overhead = java_memory(role["memoryOverhead"])
     else:
         overhead = max(memory * Fraction(str(factor)), Fraction(_MIN_OVERHEAD))
-    return _format(Fraction(math.ceil(memory + overhead)), True)
+    return _canonical(Fraction(math.ceil(memory + overhead)), BINARY_SI)
 
 
 def _requirements(role: dict, factor) -> dict:
