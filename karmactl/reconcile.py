@@ -388,20 +388,90 @@ def converged(snap: Snapshot) -> tuple[bool, str]:
     """Whether every binding is scheduled, fully applied and healthy in every target cluster
     (True for a snapshot without bindings).
 
-    Returns ``(ok, what is still missing)``.
+    Returns ``(ok, what is still missing)``: the first line of :func:`waiting_for`.
     """
+    waiting = waiting_for(snap, first_only=True)
+    return (False, waiting[0]) if waiting else (True, "")
+
+
+def waiting_for(snap: Snapshot, first_only: bool = False) -> list[str]:
+    """What convergence still waits for, one line per binding and target cluster, in binding
+    order: ``Deployment default/nginx: not scheduled yet (reason)``, ``... on member1: 2/3
+    replicas updated`` (a rollout in progress), ``... on member1: cluster member1 is not Ready
+    (reason: message)`` (a sick cluster), ``... on member1: not applied: message``. Empty when
+    :func:`converged` holds. ``first_only`` stops at the first line.
+
+    The replicas a cluster should run are the binding's ``spec.clusters[].replicas``; the counts
+    are the member's observed status as aggregated into the binding's ``aggregatedStatus``
+    (``pkg/controllers/status/rb_status_controller.go``).
+    """
+    from karmactl.controllers.helper.cluster import CLUSTER_GK, effective_status
+
+    out: list[str] = []
     for key in sorted(snap.bindings):
         b = snap.bindings[key]
-        conds = {x.get("type"): x.get("status") for x in (b.get("status") or {}).get("conditions") or []}
-        name = f"{key[2]}/{key[3]}" if key[2] else key[3]
-        if conds.get("Scheduled") != "True":
-            return False, f"binding {name} not scheduled"
-        if conds.get("FullyApplied") != "True":
-            return False, f"binding {name} not fully applied"
-        for item in (b.get("status") or {}).get("aggregatedStatus") or []:
-            if item.get("health") != "Healthy":
-                return False, f"binding {name}: {item.get('clusterName')} is {item.get('health') or 'not reported'}"
-    return True, ""
+        status = b.get("status") or {}
+        conds = {x.get("type"): x for x in status.get("conditions") or [] if isinstance(x, dict)}
+        res = (b.get("spec") or {}).get("resource") or {}
+        name = f"{res.get('kind') or key[1]} " + (f"{res.get('namespace')}/" if res.get("namespace") else "") + \
+            str(res.get("name") or key[3])
+        if (conds.get("Scheduled") or {}).get("status") != "True":
+            out.append(f"{name}: not scheduled yet{_because(conds.get('Scheduled'))}")
+        else:
+            desired = {c.get("name"): c.get("replicas") for c in (b.get("spec") or {}).get("clusters") or []}
+            seen = set()
+            for item in status.get("aggregatedStatus") or []:
+                cluster = item.get("clusterName")
+                seen.add(cluster)
+                ckey = (*CLUSTER_GK, "", cluster)
+                cstatus = effective_status(snap.user[ckey], snap.overlays.get(ckey)) if ckey in snap.user else {}
+                what = _cluster_progress(item, desired.get(cluster), cluster, cstatus)
+                if what:
+                    out.append(f"{name} on {cluster}: {what}")
+            if (conds.get("FullyApplied") or {}).get("status") != "True" and not any(
+                    line.startswith(f"{name} on ") for line in out):
+                missing = sorted(str(c) for c in desired if c not in seen)
+                out.append(f"{name}: not applied yet" + (f" on {', '.join(missing)}" if missing else "") +
+                           _because(conds.get("FullyApplied")))
+        if first_only and out:
+            return out[:1]
+    return out
+
+
+def _because(cond: dict | None) -> str:
+    """`` (reason: message)`` of a condition, or ``""``."""
+    if not cond:
+        return ""
+    text = ": ".join(str(x) for x in (cond.get("reason"), cond.get("message")) if x)
+    return f" ({text})" if text else ""
+
+
+_REPLICA_COUNTS = {"updatedReplicas": "updated", "readyReplicas": "ready", "availableReplicas": "available"}
+
+
+def _cluster_progress(item: dict, desired, cluster: str, cluster_status: dict) -> str:
+    """What one cluster's entry of ``aggregatedStatus`` still waits for, ``""`` when it is Healthy:
+    the cluster itself when it is not Ready, else the application, else the rollout's counts."""
+    ready = next((c for c in cluster_status.get("conditions") or [] if c.get("type") == "Ready"), None)
+    if ready is not None and ready.get("status") != "True":
+        return f"cluster {cluster} is not Ready{_because(ready)}"
+    if item.get("health") == "Healthy":
+        return ""
+    if item.get("applied") is False:
+        return "not applied" + (f": {item['appliedMessage']}" if item.get("appliedMessage") else "")
+    st = item.get("status")
+    if not isinstance(st, dict) or not st:
+        return f"no status reported by {cluster} yet"
+    gen, seen = st.get("generation"), st.get("observedGeneration")
+    if isinstance(gen, int) and (seen is None or isinstance(seen, int) and seen < gen):
+        return f"rollout not yet started by {cluster} (generation {gen}, observed {seen or 'none yet'})"
+    want = desired if isinstance(desired, int) else st.get("replicas")
+    if isinstance(want, int) and any(f in st for f in _REPLICA_COUNTS):
+        for field in _REPLICA_COUNTS:
+            have = st.get(field) or 0  # a count the workload controller leaves out is 0
+            if isinstance(have, int) and have < want:
+                return f"{have}/{want} replicas {_REPLICA_COUNTS[field]}"
+    return f"{item.get('health') or 'health not reported'} (as the member reports it)"
 
 
 def run_until_converged(store: StateStore, clock, members: Members | None, timeout: float, interval: float = 0.5,
