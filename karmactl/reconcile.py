@@ -66,6 +66,11 @@ class RunReport:
     "ClusterRole name"), "current": dict|None (the member copy as read), "desired": dict|None
     (what the run would apply)}]``; ``karmactl plan --online`` renders it
     (``karmactl/cli/diffing.py``).
+
+    ``before`` is the snapshot the run computed from, whose computed objects are the files as the
+    run found them (for a partial offline run: the templates it recomputed, computed into
+    ``partial_after`` while ``after`` stays None); None for a large offline run. The CLI compares it with what the run wrote to summarize
+    a run's changes (``karmactl/cli/planning.py``). Unchanged objects are the same values in both.
     """
 
     changes: list = field(default_factory=list)
@@ -77,6 +82,8 @@ class RunReport:
     member_changes: list = field(default_factory=list)
     after: Snapshot | None = None
     incremental: str = ""
+    before: Snapshot | None = None
+    partial_after: Snapshot | None = None
 
 
 class Members(Protocol):
@@ -251,7 +258,7 @@ def _compute_and_write(store: StateStore, before: Snapshot, now: str, members: M
     """:func:`control_loop` over ``before``, then write what changed (with the Events derived
     from it, ``karmactl/store/events.py``), or for a dry run list it."""
     after = control_loop(before, now, members, report, dry_run=dry_run)
-    report.after = after
+    report.after, report.before = after, before
     if dry_run:
         report.changes = _planned_changes(store, before, after)
     else:
@@ -298,10 +305,13 @@ def _run_partial(store: StateStore, now: str, report: RunReport, run_plan, start
     try:
         part = PartialRun.prepare(store, run_plan.index, run_plan.plan)
         try:
-            after = control_loop(part.snapshot(), now, OfflineMembers(), report)
+            computed_from = part.snapshot()
+            after = control_loop(computed_from, now, OfflineMembers(), report)
         except (InputError, NotConvergedError) as exc:
             raise FullRun(f"{type(exc).__name__}: {exc}") from None  # the full run reports it as it would
-        return part.commit(after, report, now, started_ns), ""
+        done = part.commit(after, report, now, started_ns)
+        done.before, done.partial_after = computed_from, after
+        return done, ""
     except FullRun as exc:
         return None, str(exc) or "partial run not possible"
 

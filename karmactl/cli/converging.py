@@ -11,7 +11,8 @@ from karmactl.store.fsio import state_lock
 HEARTBEAT_SECONDS = 15.0  # a line at least this often while waiting, so a CI log shows it is alive
 
 
-def wait_converged(c: Context, members, timeout: float, offline: bool = False, verbose_runs: bool = False):
+def wait_converged(c: Context, members, timeout: float, offline: bool = False, verbose_runs: bool = False,
+                   changes=None):
     """Online runs until the members have settled (``reconcile --wait``, ``demo``): every binding
     scheduled, fully applied and healthy, and a run that changes nothing
     (``karmactl.reconcile.run_until_converged``). Each warning or member error is printed once.
@@ -20,6 +21,9 @@ def wait_converged(c: Context, members, timeout: float, offline: bool = False, v
     long it has waited and everything still awaited, per binding and cluster
     (``karmactl.reconcile.waiting_for``): ``still waiting (45s of 5m): Deployment default/nginx on
     member1: 2/3 replicas updated``; a cluster that is not Ready is named as such.
+
+    ``changes``: a :class:`karmactl.cli.planning.RunChanges` each run's changes are folded into
+    (for the summary ``reconcile`` prints at the end), or None.
 
     Returns the last run's report. Raises CLIError (exit 4) on timeout.
     """
@@ -32,6 +36,10 @@ def wait_converged(c: Context, members, timeout: float, offline: bool = False, v
 
     def on_run(runs, report, ok, why):
         last[:] = [report]
+        if changes is not None:
+            from karmactl.cli.planning import run_summary
+
+            run_summary(store_of(c), report, changes)
         if verbose_runs:
             for e in report.events:
                 err(e)
