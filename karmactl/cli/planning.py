@@ -352,9 +352,10 @@ def plan_document(plan: Plan, offline: bool, warnings: list[str], member_errors:
 
 
 def _cell(text: str) -> str:
-    """Text safe inside a Markdown table cell (no HTML, no column break, no line break)."""
+    """Text safe inside a Markdown table cell (no HTML, no column break, no line break, no
+    @mention: a merge request's names and images are a stranger's text)."""
     return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
-            .replace("\n", " ").replace("`", "'"))
+            .replace("\n", " ").replace("`", "'").replace("@", "&#64;"))
 
 
 def _fence(text: str) -> str:
