@@ -415,36 +415,40 @@ def waiting_for(snap: Snapshot, first_only: bool = False) -> list[str]:
     are the member's observed status as aggregated into the binding's ``aggregatedStatus``
     (``pkg/controllers/status/rb_status_controller.go``).
     """
-    from karmactl.controllers.helper.cluster import CLUSTER_GK, effective_status
-
     out: list[str] = []
     for key in sorted(snap.bindings):
-        b = snap.bindings[key]
-        status = b.get("status") or {}
-        conds = {x.get("type"): x for x in status.get("conditions") or [] if isinstance(x, dict)}
-        res = (b.get("spec") or {}).get("resource") or {}
-        name = f"{res.get('kind') or key[1]} " + (f"{res.get('namespace')}/" if res.get("namespace") else "") + \
-            str(res.get("name") or key[3])
-        if (conds.get("Scheduled") or {}).get("status") != "True":
-            out.append(f"{name}: not scheduled yet{_because(conds.get('Scheduled'))}")
-        else:
-            desired = {c.get("name"): c.get("replicas") for c in (b.get("spec") or {}).get("clusters") or []}
-            seen = set()
-            for item in status.get("aggregatedStatus") or []:
-                cluster = item.get("clusterName")
-                seen.add(cluster)
-                ckey = (*CLUSTER_GK, "", cluster)
-                cstatus = effective_status(snap.user[ckey], snap.overlays.get(ckey)) if ckey in snap.user else {}
-                what = _cluster_progress(item, desired.get(cluster), cluster, cstatus)
-                if what:
-                    out.append(f"{name} on {cluster}: {what}")
-            if (conds.get("FullyApplied") or {}).get("status") != "True" and not any(
-                    line.startswith(f"{name} on ") for line in out):
-                missing = sorted(str(c) for c in desired if c not in seen)
-                out.append(f"{name}: not applied yet" + (f" on {', '.join(missing)}" if missing else "") +
-                           _because(conds.get("FullyApplied")))
+        out.extend(_binding_waits(snap, key, snap.bindings[key]))
         if first_only and out:
             return out[:1]
+    return out
+
+
+def _binding_waits(snap: Snapshot, key, b: dict) -> list[str]:
+    """:func:`waiting_for`'s lines of one binding."""
+    from karmactl.controllers.helper.cluster import CLUSTER_GK, effective_status
+
+    status = b.get("status") or {}
+    conds = {x.get("type"): x for x in status.get("conditions") or [] if isinstance(x, dict)}
+    res = (b.get("spec") or {}).get("resource") or {}
+    name = f"{res.get('kind') or key[1]} " + (f"{res.get('namespace')}/" if res.get("namespace") else "") + \
+        str(res.get("name") or key[3])
+    if (conds.get("Scheduled") or {}).get("status") != "True":
+        return [f"{name}: not scheduled yet{_because(conds.get('Scheduled'))}"]
+    out = []
+    desired = {c.get("name"): c.get("replicas") for c in (b.get("spec") or {}).get("clusters") or []}
+    seen = set()
+    for item in status.get("aggregatedStatus") or []:
+        cluster = item.get("clusterName")
+        seen.add(cluster)
+        ckey = (*CLUSTER_GK, "", cluster)
+        cstatus = effective_status(snap.user[ckey], snap.overlays.get(ckey)) if ckey in snap.user else {}
+        what = _cluster_progress(item, desired.get(cluster), cluster, cstatus)
+        if what:
+            out.append(f"{name} on {cluster}: {what}")
+    if (conds.get("FullyApplied") or {}).get("status") != "True" and not out:
+        missing = sorted(str(c) for c in desired if c not in seen)
+        out.append(f"{name}: not applied yet" + (f" on {', '.join(missing)}" if missing else "") +
+                   _because(conds.get("FullyApplied")))
     return out
 
 
@@ -474,13 +478,13 @@ def _cluster_progress(item: dict, desired, cluster: str, cluster_status: dict) -
         return f"no status reported by {cluster} yet"
     gen, seen = st.get("generation"), st.get("observedGeneration")
     if isinstance(gen, int) and (seen is None or isinstance(seen, int) and seen < gen):
-        return f"rollout not yet started by {cluster} (generation {gen}, observed {seen or 'none yet'})"
+        return f"rollout not yet started by {cluster} (generation {gen}, observed {seen if seen is not None else 'none yet'})"
     want = desired if isinstance(desired, int) else st.get("replicas")
     if isinstance(want, int) and any(f in st for f in _REPLICA_COUNTS):
-        for field in _REPLICA_COUNTS:
-            have = st.get(field) or 0  # a count the workload controller leaves out is 0
+        for count, word in _REPLICA_COUNTS.items():
+            have = st.get(count) or 0  # a count the workload controller leaves out is 0
             if isinstance(have, int) and have < want:
-                return f"{have}/{want} replicas {_REPLICA_COUNTS[field]}"
+                return f"{have}/{want} replicas {word}"
     return f"{item.get('health') or 'health not reported'} (as the member reports it)"
 
 

@@ -26,6 +26,7 @@ SCHEMA_FILE = "schemas/plan-v1.json"  # relative to this package
 
 MAX_CHANGES_TEXT = 110  # characters of a row's CHANGES cell before "…"
 MAX_FIELDS = 50  # field changes listed per object in JSON before ``fieldsTruncated``
+RUN_SUMMARY_ROWS = 50  # rows of the summary after a run (a cold run changes every object: -v lists them)
 MARKDOWN_LIMIT = 60_000  # characters of a Markdown comment (GitHub refuses more than 65,536)
 
 WORKLOAD_KINDS = frozenset(("Deployment", "StatefulSet", "ReplicaSet", "DaemonSet", "Job", "CronJob", "Pod"))
@@ -246,24 +247,39 @@ def _workload_changes(olds: list[dict], news: list[dict], action: str) -> list[s
         o, n = before.get(ref), after.get(ref)
         prefix = f"{ref[0]} " if len(before) + len(after) > 2 else ""
         if o is None or n is None or action != "update":
-            obj = n if n is not None else o
             word = "" if action != "update" else ("+" if o is None else "-")
-            bits = []
-            if (obj.get("spec") or {}).get("replicas") is not None:
-                bits.append(f"replicas {obj['spec']['replicas']}")
-            if ref[0] in WORKLOAD_KINDS and _images(obj):
-                bits.append("image " + ", ".join(_images(obj)))
-            if bits or word:
-                out.append(word + prefix + " ".join(bits) if bits else f"{word}{ref[0]} {ref[2]}")
-            continue
-        ro, rn = (o.get("spec") or {}).get("replicas"), (n.get("spec") or {}).get("replicas")
-        if ro != rn:
-            out.append(f"{prefix}replicas {_arrow(ro, rn)}")
-        io, in_ = _images(o), _images(n)
-        if io != in_:
-            changed = [f"{a} → {b}" for a, b in zip(io, in_) if a != b] if len(io) == len(in_) else \
-                [f"{', '.join(io) or 'none'} → {', '.join(in_) or 'none'}"]
-            out.append(f"{prefix}image " + ", ".join(changed))
+            phrase = _whole_workload(n if n is not None else o, ref, word, prefix)
+            if phrase:
+                out.append(phrase)
+        else:
+            out.extend(_workload_updates(o, n, prefix))
+    return out
+
+
+def _whole_workload(obj: dict, ref: tuple, word: str, prefix: str) -> str:
+    """A created or deleted manifest (``word``: ``+`` / ``-`` inside a Work that stays): its
+    replicas and images, or its kind and name."""
+    bits = []
+    if (obj.get("spec") or {}).get("replicas") is not None:
+        bits.append(f"replicas {obj['spec']['replicas']}")
+    if ref[0] in WORKLOAD_KINDS and _images(obj):
+        bits.append("image " + ", ".join(_images(obj)))
+    if bits:
+        return word + prefix + " ".join(bits)
+    return f"{word}{ref[0]} {ref[2]}" if word else ""
+
+
+def _workload_updates(o: dict, n: dict, prefix: str) -> list[str]:
+    """``replicas 1 → 2``, ``image nginx:1.0 → nginx:1.1`` of one manifest."""
+    out = []
+    ro, rn = (o.get("spec") or {}).get("replicas"), (n.get("spec") or {}).get("replicas")
+    if ro != rn:
+        out.append(f"{prefix}replicas {_arrow(ro, rn)}")
+    io, in_ = _images(o), _images(n)
+    if io != in_:
+        changed = [f"{a} → {b}" for a, b in zip(io, in_) if a != b] if len(io) == len(in_) else \
+            [f"{', '.join(io) or 'none'} → {', '.join(in_) or 'none'}"]
+        out.append(f"{prefix}image " + ", ".join(changed))
     return out
 
 
@@ -307,17 +323,21 @@ def _generic_changes(fields: list[dict], action: str, obj: dict | None) -> list[
 
 
 # ---------------------------------------------------------------------------- renderings
-def summary_table(plan: Plan, done: bool = False) -> str:
+def summary_table(plan: Plan, done: bool = False, max_rows: int | None = None) -> str:
     """The summary as text: a table (ACTION, KIND, NAME, CLUSTER, CHANGES) and one footer line,
     ``Plan: 0 to create, 3 to update, 0 to delete; 1 object(s) with bookkeeping changes only
     (--show-managed shows them)`` (``done``: ``Changed: 0 created, 3 updated, 0 deleted`` after a
-    run); only the footer when no object has a row."""
+    run); only the footer when no object has a row. ``max_rows``: at most so many rows, then a
+    line saying how many more."""
     lines = ""
-    if plan.rows:
+    rows = plan.rows if max_rows is None else plan.rows[:max_rows]
+    if rows:
         table = [["ACTION", "KIND", "NAME", "CLUSTER", "CHANGES"]] + [
             [r.diff.action, r.kind_cell(), r.name_cell(), ",".join(r.clusters) or "-", r.changes_cell()]
-            for r in plan.rows]
+            for r in rows]
         lines = align(table)
+        if len(rows) < len(plan.rows):
+            lines += f"... and {len(plan.rows) - len(rows)} more object(s)\n"
     return lines + footer(plan, done) + "\n"
 
 
@@ -463,7 +483,7 @@ def run_summary_text(into: RunChanges) -> str:
     plan = build(into.diffs())
     if not plan.rows and not into.unsummarized:
         return ""
-    text = summary_table(plan, done=True) if plan.rows else ""
+    text = summary_table(plan, done=True, max_rows=RUN_SUMMARY_ROWS) if plan.rows else ""
     if into.unsummarized:
-        text += f"{into.unsummarized} file change(s) of large runs are not summarized (see -v)\n"
+        text += f"{into.unsummarized} file change(s) of large runs are not summarized (-v lists them)\n"
     return text

@@ -38,8 +38,6 @@ def plan_cmd(c: Context, offline: bool, output: str | None = None, show_managed:
         CLIError: a bad ``-o`` or ``--annotations`` (exit 2), or external diff program (exit 2).
         InputError: an invalid state directory (exit 2), after its annotations.
     """
-    import os
-
     from karmactl.cli import annotations as notes
     from karmactl.cli import diffing, planning
     from karmactl.reconcile import RunOptions, run
@@ -57,23 +55,40 @@ def plan_cmd(c: Context, offline: bool, output: str | None = None, show_managed:
     try:
         report = run(store, RunOptions(now=c.now, offline=offline, dry_run=True), member_layer(c, offline))
     except InputError as exc:
-        errors = notes.errors_of(exc, store.root)
-        if annotations == "github":
-            for line in notes.github_lines(errors):
-                out(line)
-        elif annotations == "gitlab":
-            notes.write_gitlab_report(annotations_file or notes.GITLAB_REPORT, errors)
-        if output == "markdown":
-            sys.stdout.write(planning.invalid_markdown(errors))
+        _annotate(notes.errors_of(exc, store.root), annotations, annotations_file, output)
         raise
-    if annotations == "gitlab":
-        notes.write_gitlab_report(annotations_file or notes.GITLAB_REPORT, [])
+    _annotate([], annotations, annotations_file, output)
     for w in report.warnings:
         err(f"warning: {w}")
     for cluster, msg in sorted(report.member_errors.items()):
         err(f"member {cluster}: {msg}")
     diffs = diffing.computed_diffs(store, report) + diffing.member_diffs(report.member_changes)
     plan = planning.build(diffs, show_managed=show_managed)
+    if _print_plan(c, plan, diffs, output, offline, report):
+        raise SystemExit(int(ExitCode.CHANGES))
+
+
+def _annotate(errors: list[dict], annotations: str | None, annotations_file: str | None, output: str | None) -> None:
+    """Invalid input (``errors`` of ``karmactl/cli/annotations.py: errors_of``, empty when valid)
+    as the annotations asked for, and as the Markdown comment when ``-o markdown``."""
+    from karmactl.cli import annotations as notes
+    from karmactl.cli import planning
+
+    if annotations == "github":
+        for line in notes.github_lines(errors):
+            out(line)
+    elif annotations == "gitlab":
+        notes.write_gitlab_report(annotations_file or notes.GITLAB_REPORT, errors)
+    if errors and output == "markdown":
+        sys.stdout.write(planning.invalid_markdown(errors))
+
+
+def _print_plan(c: Context, plan, diffs: list, output: str | None, offline: bool, report) -> bool:
+    """Print the plan as ``output`` asks; whether there are differences (the exit code's)."""
+    import os
+
+    from karmactl.cli import diffing, planning
+
     shown = [r.diff for r in plan.rows]
     external = os.environ.get(diffing.EXTERNAL_DIFF_ENV)
     differs = plan.differs()
@@ -97,8 +112,7 @@ def plan_cmd(c: Context, offline: bool, output: str | None = None, show_managed:
                 sys.stdout.write("\n")
             sys.stdout.flush()
         diffing.print_unified(shown, colour=c.stdout_tty and not os.environ.get("NO_COLOR"))
-    if differs:
-        raise SystemExit(int(ExitCode.CHANGES))
+    return differs
 
 
 def register(app: typer.Typer) -> None:
