@@ -104,3 +104,14 @@ def test_invalid_input_as_github_and_gitlab_annotations_on_the_fields_line(cli, 
     scaled.write_text(scaled.read_text().replace('replicas: "six"', "replicas: 6"))
     code, _out, _ = cli("plan", "--annotations", "gitlab", "--annotations-file", str(report))
     assert code == 1 and json.loads(report.read_text()) == []  # fixed: the widget clears
+
+
+def test_markdown_escapes_the_merge_requests_text(cli, scaled):
+    scaled.write_text(scaled.read_text().replace("image: nginx", 'image: "nginx:<b>|@all```"'))
+    code, out, _ = cli("plan", "-o", "markdown")
+    assert code == 1
+    row = next(line for line in out.splitlines() if line.startswith("| update | Work | karmada-es-member1/"))
+    assert "image nginx → nginx:&lt;b&gt;\\|&#64;all'''" in row
+    head, diffs = out.split("<details>", 1)
+    assert "<b>" not in head and "@all" not in head
+    assert "\n````diff\n" in diffs and diffs.rstrip().endswith("````\n</details>")  # a fence longer than ```
