@@ -122,7 +122,7 @@ def _row(d: ObjectDiff) -> Row:
     else:
         row.clusters = [d.cluster] if d.cluster else []
         if d.scope == "status":
-            row.changes = _status_changes(row.fields, d.action)
+            row.changes = _status_changes(d, row.fields)
         else:
             row.changes = _workload_changes([d.old] if d.old else [], [d.new] if d.new else [], d.action)
     if not row.changes:
@@ -265,7 +265,7 @@ def _whole_workload(obj: dict, ref: tuple, word: str, prefix: str) -> str:
     if ref[0] in WORKLOAD_KINDS and _images(obj):
         bits.append("image " + ", ".join(_images(obj)))
     if bits:
-        return word + prefix + " ".join(bits)
+        return word + prefix + "; ".join(bits)
     return f"{word}{ref[0]} {ref[2]}" if word else ""
 
 
@@ -294,6 +294,8 @@ def _cluster_changes(d: ObjectDiff) -> list[str]:
         return sorted(f"{t.get('key')}:{t.get('effect')}" for t in items if isinstance(t, dict))
 
     before, after = conds(d.old), conds(d.new)
+    if d.action != "update":
+        return [f"{t} {s}" for t, s in sorted((after or before).items(), key=str)]
     out = [f"{t} {before.get(t) or 'none'} → {after.get(t) or 'none'}"
            for t in sorted(set(before) | set(after), key=str) if before.get(t) != after.get(t)]
     if taints(d.old) != taints(d.new):
@@ -301,12 +303,15 @@ def _cluster_changes(d: ObjectDiff) -> list[str]:
     return out
 
 
-def _status_changes(fields: list[dict], action: str) -> list[str]:
-    """A template's or policy's status: the changed scalar fields under ``status``."""
-    if action != "update":
-        return []
-    out = [f"{f['path'][len('status.'):]} {_arrow(f.get('before'), f.get('after'))}" for f in fields
-           if f["path"].startswith("status.") and not isinstance(f.get("before", f.get("after")), (dict, list))]
+def _status_changes(d: ObjectDiff, fields: list[dict]) -> list[str]:
+    """A template's or policy's status: the changed scalar fields under ``status`` (of a new or
+    removed overlay: its scalar fields)."""
+    if d.action == "update":
+        out = [f"{f['path'][len('status.'):]} {_arrow(f.get('before'), f.get('after'))}" for f in fields
+               if f["path"].startswith("status.") and not isinstance(f.get("before", f.get("after")), (dict, list))]
+    else:
+        status = ((d.new if d.new is not None else d.old) or {}).get("status") or {}
+        out = [f"{k} {_short(v)}" for k, v in status.items() if not isinstance(v, (dict, list))]
     return out[:4] + ([f"+{len(out) - 4} more"] if len(out) > 4 else [])
 
 

@@ -27,6 +27,12 @@ def test_wait_prints_a_heartbeat_naming_the_rollout_per_cluster(cli, state, memb
     assert any("Deployment default/nginx on member1: " in b and "Deployment default/nginx on member2: " in b
                and ("rollout not yet started" in b or "replicas" in b) for b in beats), beats
     assert "is Unhealthy" not in err and "not Ready" not in err  # a rollout is not a sick cluster
+    # the runs' changes together, at the end: each object once, its first and last state compared
+    table = err[err.index("ACTION "):].splitlines()
+    assert sum(1 for line in table if " ResourceBinding " in line) == 1
+    assert any(line.split()[:2] == ["create", "Work"] and "replicas 1; image nginx" in line for line in table), table
+    assert any(line.split()[:3] == ["create", "Cluster", "(status)"] and "Ready True" in line for line in table), table
+    assert table[-1].startswith("Changed: ")
 
 
 def _snapshot(cluster_ready: str, item: dict) -> Snapshot:
