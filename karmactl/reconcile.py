@@ -66,6 +66,11 @@ class RunReport:
     "ClusterRole name"), "current": dict|None (the member copy as read), "desired": dict|None
     (what the run would apply)}]``; ``karmactl plan --online`` renders it
     (``karmactl/cli/diffing.py``).
+
+    ``before`` is the snapshot the run computed from, whose computed objects are the files as the
+    run found them (for a partial offline run: the templates it recomputed, computed into
+    ``partial_after`` while ``after`` stays None); None for a large offline run. The CLI compares it with what the run wrote to summarize
+    a run's changes (``karmactl/cli/planning.py``). Unchanged objects are the same values in both.
     """
 
     changes: list = field(default_factory=list)
@@ -77,6 +82,8 @@ class RunReport:
     member_changes: list = field(default_factory=list)
     after: Snapshot | None = None
     incremental: str = ""
+    before: Snapshot | None = None
+    partial_after: Snapshot | None = None
 
 
 class Members(Protocol):
@@ -251,7 +258,7 @@ def _compute_and_write(store: StateStore, before: Snapshot, now: str, members: M
     """:func:`control_loop` over ``before``, then write what changed (with the Events derived
     from it, ``karmactl/store/events.py``), or for a dry run list it."""
     after = control_loop(before, now, members, report, dry_run=dry_run)
-    report.after = after
+    report.after, report.before = after, before
     if dry_run:
         report.changes = _planned_changes(store, before, after)
     else:
@@ -298,10 +305,13 @@ def _run_partial(store: StateStore, now: str, report: RunReport, run_plan, start
     try:
         part = PartialRun.prepare(store, run_plan.index, run_plan.plan)
         try:
-            after = control_loop(part.snapshot(), now, OfflineMembers(), report)
+            computed_from = part.snapshot()
+            after = control_loop(computed_from, now, OfflineMembers(), report)
         except (InputError, NotConvergedError) as exc:
             raise FullRun(f"{type(exc).__name__}: {exc}") from None  # the full run reports it as it would
-        return part.commit(after, report, now, started_ns), ""
+        done = part.commit(after, report, now, started_ns)
+        done.before, done.partial_after = computed_from, after
+        return done, ""
     except FullRun as exc:
         return None, str(exc) or "partial run not possible"
 
@@ -391,28 +401,101 @@ def converged(snap: Snapshot) -> tuple[bool, str]:
     The Works of Pull mode Clusters wait for the member's own agent, which karmactl neither runs nor
     waits for: their part of a binding (applied, health) is left out (the run's warning names them).
 
-    Returns ``(ok, what is still missing)``.
+    Returns ``(ok, what is still missing)``: the first line of :func:`waiting_for`.
+    """
+    waiting = waiting_for(snap, first_only=True)
+    return (False, waiting[0]) if waiting else (True, "")
+
+
+def waiting_for(snap: Snapshot, first_only: bool = False) -> list[str]:
+    """What convergence still waits for, one line per binding and target cluster, in binding
+    order: ``Deployment default/nginx: not scheduled yet (reason)``, ``... on member1: 2/3
+    replicas updated`` (a rollout in progress), ``... on member1: cluster member1 is not Ready
+    (reason: message)`` (a sick cluster), ``... on member1: not applied: message``. Empty when
+    :func:`converged` holds. ``first_only`` stops at the first line.
+
+    The replicas a cluster should run are the binding's ``spec.clusters[].replicas``; the counts
+    are the member's observed status as aggregated into the binding's ``aggregatedStatus``
+    (``pkg/controllers/status/rb_status_controller.go``).
     """
     from karmactl.controllers.helper.cluster import pull_cluster_names
 
     pull = pull_cluster_names(snap)
+    out: list[str] = []
     for key in sorted(snap.bindings):
-        b = snap.bindings[key]
-        conds = {x.get("type"): x.get("status") for x in (b.get("status") or {}).get("conditions") or []}
-        name = f"{key[2]}/{key[3]}" if key[2] else key[3]
-        if conds.get("Scheduled") != "True":
-            return False, f"binding {name} not scheduled"
-        items = {i.get("clusterName"): i for i in (b.get("status") or {}).get("aggregatedStatus") or []}
-        if conds.get("FullyApplied") != "True" and (not pull or any(
-                not (items.get(t.get("name")) or {}).get("applied")
-                for t in (b.get("spec") or {}).get("clusters") or [] if t.get("name") not in pull)):
-            return False, f"binding {name} not fully applied"
-        for item in items.values():
-            if item.get("clusterName") in pull:
-                continue
-            if item.get("health") != "Healthy":
-                return False, f"binding {name}: {item.get('clusterName')} is {item.get('health') or 'not reported'}"
-    return True, ""
+        out.extend(_binding_waits(snap, key, snap.bindings[key], pull))
+        if first_only and out:
+            return out[:1]
+    return out
+
+
+def _binding_waits(snap: Snapshot, key, b: dict, pull: set) -> list[str]:
+    """:func:`waiting_for`'s lines of one binding; the clusters of ``pull`` (Pull mode) are left out."""
+    from karmactl.controllers.helper.cluster import CLUSTER_GK, effective_status
+
+    status = b.get("status") or {}
+    conds = {x.get("type"): x for x in status.get("conditions") or [] if isinstance(x, dict)}
+    res = (b.get("spec") or {}).get("resource") or {}
+    name = f"{res.get('kind') or key[1]} " + (f"{res.get('namespace')}/" if res.get("namespace") else "") + \
+        str(res.get("name") or key[3])
+    if (conds.get("Scheduled") or {}).get("status") != "True":
+        return [f"{name}: not scheduled yet{_because(conds.get('Scheduled'))}"]
+    out = []
+    desired = {c.get("name"): c.get("replicas") for c in (b.get("spec") or {}).get("clusters") or []}
+    seen = set()
+    for item in status.get("aggregatedStatus") or []:
+        cluster = item.get("clusterName")
+        seen.add(cluster)
+        if cluster in pull:
+            continue
+        ckey = (*CLUSTER_GK, "", cluster)
+        cstatus = effective_status(snap.user[ckey], snap.overlays.get(ckey)) if ckey in snap.user else {}
+        what = _cluster_progress(item, desired.get(cluster), cluster, cstatus)
+        if what:
+            out.append(f"{name} on {cluster}: {what}")
+    if (conds.get("FullyApplied") or {}).get("status") != "True" and not out:
+        missing = sorted(str(c) for c in desired if c not in seen and c not in pull)
+        if pull and not missing and all(c in pull or c in seen for c in desired):
+            return out
+        out.append(f"{name}: not applied yet" + (f" on {', '.join(missing)}" if missing else "") +
+                   _because(conds.get("FullyApplied")))
+    return out
+
+
+def _because(cond: dict | None) -> str:
+    """`` (reason: message)`` of a condition, or ``""``."""
+    if not cond:
+        return ""
+    text = ": ".join(str(x) for x in (cond.get("reason"), cond.get("message")) if x)
+    return f" ({text})" if text else ""
+
+
+_REPLICA_COUNTS = {"updatedReplicas": "updated", "readyReplicas": "ready", "availableReplicas": "available"}
+
+
+def _cluster_progress(item: dict, desired, cluster: str, cluster_status: dict) -> str:
+    """What one cluster's entry of ``aggregatedStatus`` still waits for, ``""`` when it is Healthy:
+    the cluster itself when it is not Ready, else the application, else the rollout's counts."""
+    ready = next((c for c in cluster_status.get("conditions") or [] if c.get("type") == "Ready"), None)
+    if ready is not None and ready.get("status") != "True":
+        return f"cluster {cluster} is not Ready{_because(ready)}"
+    if item.get("health") == "Healthy":
+        return ""
+    if item.get("applied") is False:
+        return "not applied" + (f": {item['appliedMessage']}" if item.get("appliedMessage") else "")
+    st = item.get("status")
+    if not isinstance(st, dict) or not st:
+        return f"no status reported by {cluster} yet"
+    gen, seen = st.get("generation"), st.get("observedGeneration")
+    if isinstance(gen, int) and (seen is None or isinstance(seen, int) and seen < gen):
+        return f"rollout not yet started by {cluster} (generation {gen}, observed {seen if seen is not None else 'none yet'})"
+    want = desired if isinstance(desired, int) else st.get("replicas")
+    if isinstance(want, int) and any(f in st for f in _REPLICA_COUNTS):
+        for count, word in _REPLICA_COUNTS.items():
+            have = st.get(count) or 0  # a count the workload controller leaves out is 0
+            if isinstance(have, int) and have < want:
+                return f"{have}/{want} replicas {word}"
+    return f"{item.get('health') or 'health not reported'} (as the member reports it)"
 
 
 def run_until_converged(store: StateStore, clock, members: Members | None, timeout: float, interval: float = 0.5,

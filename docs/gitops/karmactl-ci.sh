@@ -1,9 +1,13 @@
 #!/bin/sh
 # karmactl in a CI pipeline (docs/gitops.md).
 #
-#   karmactl-ci.sh plan    merge requests: print what merging would change (unified diffs), offline:
-#                          the job needs no member credentials; fails only when the state directory
-#                          is invalid (exit 2) or karmactl fails
+#   karmactl-ci.sh plan    merge requests: print what merging would change (a summary table, then the
+#                          diffs), offline: the job needs no member credentials; fails only when the
+#                          state directory is invalid (exit 2) or karmactl fails. With
+#                          KARMACTL_PLAN_MARKDOWN=FILE it also writes the plan as a Markdown comment
+#                          to FILE; in GitHub Actions (GITHUB_ACTIONS=true) invalid input becomes
+#                          ::error annotations, in GitLab CI (GITLAB_CI=true) a Code Quality report
+#                          (KARMACTL_CODEQUALITY, default gl-code-quality-report.json)
 #   karmactl-ci.sh apply   the main branch, on push and on a schedule (the heartbeat): reconcile until
 #                          the members have settled, then commit the computed status (state/computed/)
 #                          back to the branch and push it — also when a member is down (exit 3) or the
@@ -23,9 +27,22 @@ remote="${GIT_PUSH_REMOTE-origin}"
 
 case "${1:-}" in
 plan)
+    # invalid input as annotations on the merge request's lines: GitHub's ::error commands, or
+    # GitLab's Code Quality report (artifacts:reports:codequality)
+    annotations=""
+    if [ "${GITHUB_ACTIONS:-}" = true ]; then
+        annotations="--annotations github"
+    elif [ "${GITLAB_CI:-}" = true ]; then
+        annotations="--annotations gitlab --annotations-file ${KARMACTL_CODEQUALITY:-gl-code-quality-report.json}"
+    fi
     set +e
-    $karmactl --state "$state" plan
+    # shellcheck disable=SC2086 # $annotations is words
+    $karmactl --state "$state" plan $annotations
     code=$?
+    if [ -n "${KARMACTL_PLAN_MARKDOWN:-}" ]; then
+        # the merge-request comment (also when the input is invalid: it lists the errors)
+        $karmactl --state "$state" plan -o markdown > "$KARMACTL_PLAN_MARKDOWN" 2>/dev/null
+    fi
     set -e
     # plan: 0 = no differences, 1 = differences (both fine for a merge request), 2+ = error
     if [ "$code" -gt 1 ]; then exit "$code"; fi

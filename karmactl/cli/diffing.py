@@ -21,11 +21,12 @@ import shlex
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import orjson
 
+from karmactl.api.names import cluster_of_execution_namespace
 from karmactl.cli.context import CLIError, ExitCode
 from karmactl.store import yamlio
 from karmactl.store.state import COMPUTED_KINDS, InputError, StateStore, dump_computed, key_of
@@ -37,6 +38,19 @@ EXTERNAL_DIFF_ENV = "KARMACTL_EXTERNAL_DIFF"
 SERVER_METADATA_FIELDS = ("managedFields", "resourceVersion", "uid", "creationTimestamp", "generation", "selfLink")
 
 MEMBER_ACTIONS = ("create", "update", "delete")
+
+# What karmactl and the API server keep to know where they are, which a reviewer does not review:
+# generations and versions move with every change, times with every observation, and the managed
+# annotations repeat what the object shows. ``plan --show-managed`` keeps them.
+BOOKKEEPING_METADATA = ("generation", "resourceVersion", "managedFields", "creationTimestamp", "selfLink")
+BOOKKEEPING_ANNOTATIONS = frozenset((
+    "karmactl.io/observed-at", "karmactl.io/applied-version", "policy.karmada.io/applied-overrides",
+    "policy.karmada.io/applied-cluster-overrides", "resourcetemplate.karmada.io/generation",
+    "resourcetemplate.karmada.io/managed-annotations", "resourcetemplate.karmada.io/managed-labels",
+    "resourcetemplate.karmada.io/uid"))
+BOOKKEEPING_STATUS = frozenset((
+    "generation", "observedGeneration", "resourceTemplateGeneration", "schedulerObservedGeneration",
+    "lastScheduledTime", "lastTransitionTime", "lastHeartbeatTime", "lastUpdateTime", "lastProbeTime"))
 
 SENSITIVE_MASK = "***"
 SENSITIVE_MASK_BEFORE = "*** (before)"
@@ -53,6 +67,12 @@ class ObjectDiff:
             member copies are prefixed with their cluster, ``member1.apps.v1.Deployment.default.nginx``.
         from_label / to_label: the ``---`` / ``+++`` header names.
         old / new: the object before and after, None where it does not exist (``diff -N``).
+        action: ``create``, ``update`` or ``delete``.
+        scope: ``computed`` (a ResourceBinding or Work), ``status`` (the status overlay of a
+            template, Cluster or policy) or ``member`` (a member cluster's copy).
+        path: the computed file, relative to the state directory (``""`` for member copies).
+        cluster: the member cluster of a member copy, or of a Work (by its execution namespace);
+            ``""`` otherwise.
     """
 
     name: str
@@ -60,6 +80,20 @@ class ObjectDiff:
     to_label: str
     old: dict | None
     new: dict | None
+    action: str = "update"
+    scope: str = "computed"
+    path: str = ""
+    cluster: str = ""
+
+    def ref(self) -> tuple[str, str, str, str]:
+        """``(apiVersion, kind, namespace, name)`` of the object (from whichever side exists)."""
+        obj = self.new if self.new is not None else self.old or {}
+        md = obj.get("metadata") or {}
+        return obj.get("apiVersion", ""), obj.get("kind", ""), md.get("namespace") or "", md.get("name") or ""
+
+    def without_bookkeeping(self) -> ObjectDiff:
+        """This diff with :func:`without_bookkeeping` applied to both sides."""
+        return replace(self, old=without_bookkeeping(self.old), new=without_bookkeeping(self.new))
 
     def differs(self) -> bool:
         """Whether the two sides render differently (without rendering them)."""
@@ -183,6 +217,46 @@ def without_server_fields(obj: dict | None) -> dict | None:
     return shown
 
 
+def without_bookkeeping(obj: dict | None) -> dict | None:
+    """``obj`` without what only records where the control plane is (``obj`` is not modified):
+    karmactl's private ``observed`` section, the metadata fields of :data:`BOOKKEEPING_METADATA`
+    and annotations of :data:`BOOKKEEPING_ANNOTATIONS`, a binding's ``spec.resource.resourceVersion``,
+    and in ``status`` (at any depth) the generations and times of :data:`BOOKKEEPING_STATUS`. The
+    manifests of a Work are cleaned the same way.
+    """
+    if not isinstance(obj, dict):
+        return obj
+    shown = {k: v for k, v in obj.items() if k != "observed"}
+    md = shown.get("metadata")
+    if isinstance(md, dict):
+        md = {k: v for k, v in md.items() if k not in BOOKKEEPING_METADATA}
+        if isinstance(md.get("annotations"), dict):
+            md["annotations"] = {k: v for k, v in md["annotations"].items() if k not in BOOKKEEPING_ANNOTATIONS}
+            if not md["annotations"]:
+                del md["annotations"]
+        shown["metadata"] = md
+    if "status" in shown:
+        shown["status"] = _without_status_bookkeeping(shown["status"])
+    spec = shown.get("spec")
+    if isinstance(spec, dict):
+        resource = spec.get("resource")
+        if isinstance(resource, dict) and "resourceVersion" in resource:
+            spec = dict(spec, resource={k: v for k, v in resource.items() if k != "resourceVersion"})
+        workload = spec.get("workload")
+        if isinstance(workload, dict) and isinstance(workload.get("manifests"), list):
+            spec = dict(spec, workload=dict(workload, manifests=[without_bookkeeping(m) for m in workload["manifests"]]))
+        shown["spec"] = spec
+    return shown
+
+
+def _without_status_bookkeeping(value):
+    if isinstance(value, dict):
+        return {k: _without_status_bookkeeping(v) for k, v in value.items() if k not in BOOKKEEPING_STATUS}
+    if isinstance(value, list):
+        return [_without_status_bookkeeping(v) for v in value]
+    return value
+
+
 def object_label(api_version: str, kind: str, namespace: str, name: str) -> str:
     """``apps/v1, Kind=Deployment default/nginx`` (cluster-scoped: ``..., Kind=Cluster member1``)."""
     return f"{api_version}, Kind={kind} {namespace + '/' if namespace else ''}{name}"
@@ -194,47 +268,60 @@ def object_file_name(api_version: str, kind: str, namespace: str, name: str) -> 
 
 
 # ---------------------------------------------------------------------------- what to diff
-def computed_diffs(store: StateStore, report) -> list[ObjectDiff]:
-    """The diffs of a dry run's computed changes, in ``report.changes`` order.
+def computed_diffs(store: StateStore, report, before=None) -> list[ObjectDiff]:
+    """The diffs of a run's computed changes, in ``report.changes`` order.
 
     Args:
-        store: the state directory the run read; the current side is read from its
-            ``computed/`` files.
-        report: a dry run's :class:`~karmactl.reconcile.RunReport` (``changes`` as
-            ``[(action, relative_path)]``, ``after`` the computed snapshot).
+        store: the state directory the run read.
+        report: a :class:`~karmactl.reconcile.RunReport` (``changes`` as ``[(action,
+            relative_path)]``; the new side from ``after``, or ``partial_after`` for a partial run).
+        before: the snapshot the run started from (``report.before`` of a run that wrote), or
+            None for a dry run: the current side is then read from the ``computed/`` files.
 
     Returns:
-        One :class:`ObjectDiff` per change, Secret values masked (:func:`mask_secrets`); the header
-        of a status overlay (the computed metadata and status of a template or Cluster) ends with
-        ``(status)``.
+        One :class:`ObjectDiff` per change of a computed object (Event files are not objects and
+        have none), Secret values masked (:func:`mask_secrets`); the header of a status overlay
+        (the computed metadata and status of a template or Cluster) ends with ``(status)``.
 
     Raises:
         InputError: a computed file that cannot be read any more (naming it).
-        ValueError: ``report.after`` is missing (only large non-dry runs leave it out).
+        ValueError: neither ``report.after`` nor ``report.partial_after`` is there (large offline
+            runs leave both out).
     """
     if not report.changes:
         return []
-    if report.after is None:
-        raise ValueError("a dry run's report carries the computed snapshot")
+    after = report.after if report.after is not None else getattr(report, "partial_after", None)
+    if after is None:
+        raise ValueError("a run's report carries the computed snapshot")
     wanted = {rel for _action, rel in report.changes}
     planned: dict[str, dict] = {}
-    for objects in (report.after.bindings, report.after.works, report.after.overlays):
-        for key, obj in objects.items():
-            rel = store.computed_rel(key)
-            if rel in wanted:
-                planned[rel] = obj
+    current: dict[str, dict] = {}
+    for which in ("bindings", "works", "overlays"):
+        for snap, into in ((after, planned), (before, current)):
+            for key, obj in (getattr(snap, which).items() if snap is not None else ()):
+                rel = store.computed_rel(key)
+                if rel in wanted:
+                    into[rel] = obj
     diffs = []
     for action, rel in report.changes:
-        current = None if action == "create" else _read_computed(store, rel)
         new = planned.get(rel)
-        shown = new if new is not None else current
+        if before is None:
+            old = None if action == "create" else _read_computed(store, rel)
+        else:
+            old = current.get(rel) if action != "create" else None
+        shown = new if new is not None else old
+        if shown is None:
+            continue  # an Event file
         group, kind, namespace, name = key_of(shown)
         api_version = shown.get("apiVersion", "")
         label = object_label(api_version, kind, namespace, name)
-        if (group, kind) not in COMPUTED_KINDS:
+        scope = "computed" if (group, kind) in COMPUTED_KINDS else "status"
+        if scope == "status":
             label += " (status)"
+        cluster = (cluster_of_execution_namespace(namespace) or "") if kind == "Work" else ""
         diffs.append(ObjectDiff(object_file_name(api_version, kind, namespace, name),
-                                f"a/{label}", f"b/{label}", *mask_secrets(current, as_json_data(new))))
+                                f"a/{label}", f"b/{label}", *mask_secrets(as_json_data(old), as_json_data(new)),
+                                action=action, scope=scope, path=rel, cluster=cluster))
     return diffs
 
 
@@ -275,7 +362,8 @@ def member_diffs(member_changes: list) -> list[ObjectDiff]:
         label = f"{cluster}/{object_label(api_version, kind, namespace, name)}"
         diffs.append(ObjectDiff(f"{cluster}.{object_file_name(api_version, kind, namespace, name)}", label, label,
                                 *mask_secrets(as_json_data(without_server_fields(current) if action != "create" else None),
-                                              as_json_data(without_server_fields(desired) if action != "delete" else None))))
+                                              as_json_data(without_server_fields(desired) if action != "delete" else None)),
+                                action=action, scope="member", cluster=cluster))
     return diffs
 
 

@@ -208,10 +208,10 @@ def event_items(events) -> list[tuple]:
     """``[(sort key, bytes)]`` of Events as items of a stored EventList: the key (bytes: last seen,
     NUL, name, which sort as the pair does) orders a file's Events (oldest last seen first, then by
     name), the bytes are the Event as
-    :func:`~karmactl.store.state.dump_computed` writes it inside the list (indented by four
-    more spaces), so files are joined from bytes without building the list again."""
-    opt = orjson.OPT_INDENT_2
-    return [(_sort_key(e), b"    " + orjson.dumps(e, option=opt).replace(b"\n", b"\n    ")) for e in events]
+    :func:`~karmactl.store.state.dump_computed` writes it inside the list (one line, indented by
+    four spaces: a new Event is one line of a status commit), so files are joined from bytes
+    without building the list again."""
+    return [(_sort_key(e), b"    " + orjson.dumps(e)) for e in events]
 
 
 def _sort_key(event: dict) -> bytes:

@@ -42,7 +42,11 @@ def test_new_image_shows_as_a_hunk_in_each_work_and_writes_nothing(cli, state, r
     for header in (WORK1, WORK2):
         assert f"--- a/{header}\n+++ b/{header}\n" in out
     assert out.count("\n-            - image: nginx:1.0\n+            - image: nginx:1.1\n") == 2
-    assert "--- a/apps/v1, Kind=Deployment default/nginx (status)\n" in out  # generation, specHash
+    # the binding (resourceVersion) and the template's status overlay (generation, specHash) change only
+    # bookkeeping: counted, not shown
+    assert "--- a/apps/v1, Kind=Deployment default/nginx (status)\n" not in out
+    assert "2 object(s) with bookkeeping changes only (--show-managed shows them)" in out
+    assert "--- a/apps/v1, Kind=Deployment default/nginx (status)\n" in cli("plan", "--show-managed", "--now", NOW)[1]
     assert "\x1b[" not in out  # no colour when stdout is not a terminal
     assert computed_files(state) == files
 
@@ -68,7 +72,7 @@ def test_reconciling_the_plan_leaves_nothing_to_diff(cli, reconciled):
 
 def test_created_and_deleted_objects_diff_against_nothing(cli, state, reconciled):
     reconciled.unlink()
-    code, out, _err = cli("plan", "--now", NOW)
+    code, out, _err = cli("plan", "-o", "diff", "--now", NOW)
     assert code == 1
     assert f"--- a/{WORK1}\n+++ b/{WORK1}\n@@ -1," in out and "-kind: Work\n" in out
     assert "+" not in "".join(line[0] for line in out.splitlines() if not line.startswith("+++"))

@@ -21,6 +21,8 @@ GIT_ENV = {"GIT_AUTHOR_NAME": "dev", "GIT_AUTHOR_EMAIL": "dev@localhost", "GIT_C
 
 def _env(**extra) -> dict:
     env = dict(os.environ, **GIT_ENV, KARMACTL=f"{sys.executable} -m karmactl", KARMACTL_TIMEOUT="60s")
+    for ci in ("GITHUB_ACTIONS", "GITLAB_CI"):  # the CI script's formats are chosen by each test
+        env.pop(ci, None)
     env.update(extra)
     env.pop("KARMACTL_STATE", None)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
@@ -100,16 +102,23 @@ def test_gitops_pipeline_plans_merges_reconciles_and_commits_status(tmp_path, tw
     _git(dev, "commit", "-q", "-am", "scale nginx to 6")
     _git(dev, "push", "-q", "origin", "scale")
     mr = _ci_checkout(origin, tmp_path / "mr", "scale", two_members)
-    plan = _run([str(SCRIPT), "plan"], mr)
+    comment = tmp_path / "karmactl-plan.md"
+    plan = _run([str(SCRIPT), "plan"], mr, KARMACTL_PLAN_MARKDOWN=str(comment))
+    summary = plan.stdout.split("\n\n", 1)[0].splitlines()
+    assert len(summary) <= 10 and "replicas 3 → 6; member1 1 → 2, member2 2 → 4" in summary[1]
     assert "ResourceBinding default/nginx-deployment" in plan.stdout
     assert "+    replicas: 4" in plan.stdout and "+    replicas: 2" in plan.stdout
+    assert comment.read_text().startswith("### karmactl plan: 0 to create, 3 to update, 0 to delete")
     assert _git(mr, "status", "--porcelain") == ""  # planning writes nothing tracked
 
-    # an invalid merge request fails its plan job
+    # an invalid merge request fails its plan job, with an annotation on the line in GitHub Actions
     broken = _ci_checkout(origin, tmp_path / "broken", "scale", two_members)
     (broken / "state" / "nginx" / "deployment.yaml").write_text(deploy.read_text().replace("replicas: 6", 'replicas: "six"'))
-    bad = _run([str(SCRIPT), "plan"], broken, check=False)
+    bad = _run([str(SCRIPT), "plan"], broken, check=False, GITHUB_ACTIONS="true", KARMACTL_PLAN_MARKDOWN=str(comment))
     assert bad.returncode == 2 and "spec.replicas" in bad.stderr
+    assert "::error file=state/nginx/deployment.yaml,line=10,title=karmactl::Deployment default/nginx: spec.replicas" \
+        in bad.stdout
+    assert comment.read_text().startswith("### karmactl plan: invalid input")
 
     # merged: the pipeline on main runs it on the members and commits their status
     _git(dev, "checkout", "-q", "main")
@@ -127,3 +136,24 @@ def test_gitops_pipeline_plans_merges_reconciles_and_commits_status(tmp_path, tw
     # settled: the next pipeline has nothing to commit
     ci3 = _ci_checkout(origin, tmp_path / "ci3", "main", two_members)
     assert "nothing to commit" in _run([str(SCRIPT), "apply"], ci3).stdout
+
+
+def test_ci_files_post_the_markdown_plan_without_member_credentials():
+    """docs/gitops/: the merge-request jobs write the Markdown plan and post it; neither the plan
+    job nor the comment job reads a member's kubeconfig (docs/security.md)."""
+    import yaml
+
+    github = yaml.safe_load((ROOT / "docs" / "gitops" / "github-actions.yml").read_text())
+    gitlab = yaml.safe_load((ROOT / "docs" / "gitops" / "gitlab-ci.yml").read_text())
+    gh_plan, gh_comment = github["jobs"]["plan"], github["jobs"]["plan-comment"]
+    assert any(step.get("env", {}).get("KARMACTL_PLAN_MARKDOWN") == "karmactl-plan.md" for step in gh_plan["steps"])
+    assert gh_comment["needs"] == "plan" and gh_comment["permissions"] == {"pull-requests": "write"}
+    assert not any("actions/checkout" in str(step.get("uses")) for step in gh_comment["steps"])  # runs no PR code
+    assert "gh pr comment" in str(gh_comment["steps"]) and "--body-file karmactl-plan.md" in str(gh_comment["steps"])
+    gl_plan, gl_comment = gitlab["plan"], gitlab["plan-comment"]
+    assert gl_plan["variables"]["KARMACTL_PLAN_MARKDOWN"] == "karmactl-plan.md"
+    assert gl_plan["artifacts"]["reports"]["codequality"] == "gl-code-quality-report.json"
+    assert "/merge_requests/$CI_MERGE_REQUEST_IID/notes" in str(gl_comment["script"]) and gl_comment["needs"] == ["plan"]
+    for job in (gh_plan, gh_comment, gl_plan, gl_comment):
+        text = str(job)
+        assert "KUBECONFIG" not in text and "kubeconfigs" not in text and "--online" not in text

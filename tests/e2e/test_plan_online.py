@@ -1,7 +1,14 @@
 """`karmactl plan --online`: the member copies a run would change, diffed per cluster, nothing sent."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import jsonschema
+
 from .conftest import MANIFESTS, binding_ready, reconcile_until
+
+SCHEMA = Path(__file__).resolve().parents[2] / "karmactl" / "cli" / "schemas" / "plan-v1.json"
 
 MEMBER_HEADER = "member{n}/apps/v1, Kind=Deployment default/nginx"
 
@@ -25,6 +32,12 @@ def test_online_plan_diffs_member_copies_and_sends_nothing(state, cli, members, 
         # (the member defaults imagePullPolicy from the tag, so that line may change between the two)
         assert "\n-      - image: nginx\n" in diff and "\n+      - image: nginx:1.1\n" in diff
     assert "resourceVersion" not in out.split("--- member1/", 1)[1]
+    # the summary has a row per member copy, and -o json holds them as the schema says
+    assert any(line.split()[:4] == ["update", "Deployment", "default/nginx", f"member{n}"] and
+               "image nginx → nginx:1.1" in line for n in (1, 2) for line in out.splitlines())
+    doc = json.loads(cli("plan", "--online", "-o", "json")[1])
+    jsonschema.validate(doc, json.loads(SCHEMA.read_text()), cls=jsonschema.Draft202012Validator)
+    assert sorted(c["clusters"] for c in doc["changes"] if c["scope"] == "member") == [["member1"], ["member2"]]
     # the members were asked what they would store (server-side dry run), nothing was changed
     assert [srv.get_object("apps/v1", "Deployment", "default", "nginx")["metadata"]["resourceVersion"]
             for srv in servers] == versions

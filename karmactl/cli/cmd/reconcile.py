@@ -34,16 +34,36 @@ def reconcile_cmd(c: Context, offline: bool, dry_run: bool, wait: bool, timeout:
         watch_cmd(c, member_layer(c, offline), offline=offline, resync=parse_duration(resync),
                   metrics_addr=metrics_addr)
         return
+    from karmactl.cli.planning import RunChanges, run_summary
+
     members = member_layer(c, offline)
+    changes = RunChanges()
     if wait and not dry_run:
-        report = wait_converged(c, members, parse_duration(timeout), offline=offline, verbose_runs=True)
+        try:
+            report = wait_converged(c, members, parse_duration(timeout), offline=offline, verbose_runs=True,
+                                    changes=changes)
+        finally:  # what the runs changed, also when they did not settle in time
+            _print_summary(changes)
     else:
         with state_lock(store.root) if not dry_run else nullcontext():
             report = run(store, RunOptions(now=c.now, offline=offline, dry_run=dry_run), members)
         _print_report(c, report, dry_run)
+        if not dry_run:
+            run_summary(store, report, changes)
+            _print_summary(changes)
     if report.member_errors:
         raise CLIError(f"{len(report.member_errors)} member cluster(s) failed: " +
                        ", ".join(sorted(report.member_errors)), ExitCode.MEMBER_FAILURE)
+
+
+def _print_summary(changes) -> None:
+    """The summary table of what the runs changed (``karmactl/cli/planning.py``) on stderr, after
+    the run's own lines; nothing when they changed nothing a reviewer reads."""
+    from karmactl.cli.planning import run_summary_text
+
+    text = run_summary_text(changes)
+    if text:
+        err(text.rstrip("\n"))
 
 
 def _print_report(c: Context, report, dry_run: bool) -> None:
