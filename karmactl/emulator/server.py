@@ -303,6 +303,10 @@ class Handler(BaseHTTPRequestHandler):
             sub = ""
         if sub == "log" and rt.key == ("", "pods") and name is not None:
             return self._pod_log(method, namespace, name, query)
+        if sub in ("exec", "attach", "portforward") and rt.key == ("", "pods") and name is not None:
+            self.member.store.get(rt, namespace, name)  # 404 for a Pod that does not exist
+            raise ApiError(400, "BadRequest", f"an emulated member runs no containers: pods/{sub} is not served "
+                                              f"(a real member is needed)")
         if sub and not ((sub == "status" and rt.status) or (sub == "scale" and rt.scale)):
             raise _not_found()
         if name is None:

@@ -204,6 +204,25 @@ def load_configuration(access: ClusterAccess, configuration, temp_file_path: str
     loader.load_and_set(configuration)
 
 
+def check_access(access: ClusterAccess) -> None:
+    """Check ``access``'s context as :func:`load_configuration` does, without loading it: for a program
+    that reads the kubeconfig itself (the real ``kubectl`` of ``karmactl logs``/``exec``), which must
+    be refused the same plugins and files a run is refused.
+
+    Raises:
+        AccessError: a refused plugin or file.
+        Exception: the kubernetes config loader's (a missing context, a malformed file...).
+    """
+    from kubernetes.config import kube_config
+
+    merged = kube_config.KubeConfigMerger(os.pathsep.join(access.paths))
+    if merged.config is None:
+        raise kube_config.ConfigException("Invalid kube-config file. No configuration found.")
+    loader = kube_config.KubeConfigLoader(config_dict=merged.config, active_context=access.context,
+                                          config_base_path=None)
+    check_credentials(access, getattr(loader, "_user", None), getattr(loader, "_cluster", None))
+
+
 def _field(node, key):
     """``node[key]`` of a loader ``ConfigNode`` or a dict, None when absent or not a mapping."""
     getter = getattr(node, "safe_get", None) or getattr(node, "get", None)
@@ -250,7 +269,7 @@ def check_credentials(access: ClusterAccess, user, cluster) -> None:
 
 
 __all__ = ["AccessError", "ClusterAccess", "CONTEXT_ANNOTATION", "CredentialPolicy", "KUBECONFIG_ANNOTATION",
-           "KUBECONFIG_DIR_ENV", "ALLOW_EXEC_ENV", "check_credentials", "configure", "current_policy",
+           "KUBECONFIG_DIR_ENV", "ALLOW_EXEC_ENV", "check_access", "check_credentials", "configure", "current_policy",
            "load_configuration", "resolve_access"]
 
 

@@ -1,0 +1,67 @@
+"""``karmactl exec``: run a command in a container of a member cluster (karmadactl
+``pkg/karmadactl/exec``), through the real ``kubectl exec`` with the member's kubeconfig
+(:mod:`karmactl.cli.passthrough`).
+
+karmadactl takes ``--operation-scope members --cluster NAME``; karmactl also takes ``-C/--cluster``
+alone (its control plane runs no Pods, so ``members`` is the only scope), and for a template named
+``TYPE/NAME`` without ``-C`` the clusters its binding placed it on: the command runs on each (its
+lines prefixed ``[<cluster>] ``); ``-i``/``-t`` need exactly one member.
+"""
+from __future__ import annotations
+
+from typing import List, Optional
+
+import typer
+
+from karmactl.cli.context import CLIError, Context
+
+
+def exec_cmd(c: Context, target: str, command: list[str], clusters: list[str], namespace: str, scope: Optional[str],
+             container: Optional[str], stdin: bool, tty: bool, quiet: bool, pod_running_timeout: Optional[str]) -> None:
+    """Run ``command`` in ``target`` (``POD`` or ``TYPE/NAME``) on the chosen members (module docstring).
+
+    Raises:
+        CLIError: no command, a scope other than members, ``-i``/``-t`` with several members, and the
+            member resolution errors of :func:`karmactl.cli.passthrough.resolve_members` (exit 2).
+        SystemExit: kubectl's exit code (one member), 3 when it failed on any of several.
+    """
+    from karmactl.cli import passthrough as pt
+
+    pt.check_scope(scope)
+    if not command:
+        raise CLIError("you must specify at least one command for the container (after --)")
+    snap, names = pt.resolve_members(c, target, clusters, namespace, "exec")
+    if (stdin or tty) and len(names) > 1:
+        raise CLIError(f"-i/-t need one member, and {target} runs on {', '.join(names)}: choose one with -C")
+    flags = [f"--namespace={namespace}"] + ([f"--container={container}"] if container else [])
+    flags += [f for on, f in ((stdin, "--stdin"), (tty, "--tty"), (quiet, "--quiet")) if on]
+    if pod_running_timeout:
+        flags.append(f"--pod-running-timeout={pod_running_timeout}")
+    code = pt.run_kubectl(pt.targets_for(c, snap, names), ["exec", target, *flags, "--", *command],
+                          interactive=stdin or tty)
+    if code:
+        raise SystemExit(code)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``exec`` to the app."""
+
+    @app.command("exec", no_args_is_help=True)
+    def exec_(ctx: typer.Context,
+              target: str = typer.Argument(..., metavar="(POD | TYPE/NAME)"),
+              command: Optional[List[str]] = typer.Argument(None, metavar="-- COMMAND [args...]"),
+              clusters: List[str] = typer.Option([], "-C", "--cluster",
+                                                 help="Member cluster(s); default: where the template's binding "
+                                                      "placed it."),
+              scope: Optional[str] = typer.Option(None, "-s", "--operation-scope",
+                                                  help="karmadactl's scope: members (the only one with Pods)."),
+              namespace: str = typer.Option("default", "-n", "--namespace"),
+              container: Optional[str] = typer.Option(None, "-c", "--container", help="Container name."),
+              stdin: bool = typer.Option(False, "-i", "--stdin", help="Pass stdin to the container."),
+              tty: bool = typer.Option(False, "-t", "--tty", help="Stdin is a TTY."),
+              quiet: bool = typer.Option(False, "-q", "--quiet", help="Only print output from the remote session."),
+              pod_running_timeout: Optional[str] = typer.Option(None, "--pod-running-timeout",
+                                                                help="Wait this long for a Pod to run.")):
+        """Execute a command in a container in a member cluster (karmadactl exec), through kubectl."""
+        exec_cmd(ctx.obj, target, list(command or []), clusters, namespace, scope, container, stdin, tty, quiet,
+                 pod_running_timeout)

@@ -1,0 +1,117 @@
+"""``logs``, ``exec``, ``attach`` and ``top`` reach into members as karmadactl does: ``-C/--cluster``, or the
+clusters a template's binding placed it on (lines prefixed per member), through the real kubectl with the
+member's kubeconfig (credentials never printed)."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from karmactl.emulator import MemberServer
+
+REPO = Path(__file__).resolve().parents[2]
+NGINX = REPO / "manifests" / "nginx"
+TOKEN_MARK = "emulator-member"  # the emulator kubeconfigs' tokens: emulator-<name>
+
+needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl not installed")
+
+
+def _pod(name: str, containers=("nginx",), labels=None) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "labels": labels or {"app": "nginx"}},
+            "spec": {"containers": [{"name": c, "image": "nginx"} for c in containers]}}
+
+
+@pytest.fixture
+def fleet(tmp_path, cli, monkeypatch):
+    """member1 and member2 (emulated, joined), nginx applied and placed on both (1 and 2 replicas),
+    one nginx Pod on each member with a recorded log."""
+    monkeypatch.setenv("KARMACTL_KUBECONFIG_DIR", str(tmp_path))
+    servers = {}
+    try:
+        for name in ("member1", "member2"):
+            srv = MemberServer(name=name, fake_controller=True, fake_delay=0.05, nodes=2).start()
+            servers[name] = srv
+            cli.ok("join", name, "--kubeconfig", srv.write_kubeconfig(str(tmp_path / "kc" / f"{name}.yaml")))
+        cli.ok("apply", "-f", str(NGINX))
+        cli.ok("reconcile")
+        for name, srv in servers.items():
+            srv.store.create(srv.catalogue.lookup("", "v1", "pods"), "default", _pod(f"nginx-{name}"))
+            srv.pod_logs.write("default", f"nginx-{name}", "nginx", f"hello from {name}\nsecond line")
+        yield servers
+    finally:
+        for srv in servers.values():
+            srv.close()
+
+
+@needs_kubectl
+def test_logs_of_a_template_on_every_placed_cluster_and_with_cluster_flag(cli, fleet):
+    code, out, err = cli("logs", "deploy/nginx")
+    assert code == 0, err
+    assert sorted(out.splitlines()) == ["[member1] hello from member1", "[member1] second line",
+                                        "[member2] hello from member2", "[member2] second line"]
+    out = cli.ok("logs", "nginx-member2", "-C", "member2", "--tail", "1")
+    assert out == "second line\n"  # one member: kubectl's own lines, no prefix
+    out = cli.ok("logs", "-l", "app=nginx", "-C", "member1", "--prefix")
+    assert out.splitlines() == ["[pod/nginx-member1/nginx] hello from member1", "[pod/nginx-member1/nginx] second line"]
+
+
+@needs_kubectl
+def test_logs_errors_as_karmadactl(cli, fleet, tmp_path):
+    code, _out, err = cli("logs", "nginx-member1")
+    assert code == 2 and "must specify a cluster" in err
+    code, _out, err = cli("logs", "nginx-member1", "-C", "member7")
+    assert code == 2 and "error: clusters don't exist: member7" in err
+    code, _out, err = cli("logs", "nginx-member1", "-l", "app=nginx", "-C", "member1")
+    assert code == 2 and "only a selector (-l) or a POD name is allowed" in err
+    code, _out, err = cli("logs", "deploy/absent")
+    assert code == 1 and 'deployments.apps "absent" not found' in err
+    code, _out, err = cli("logs", "nginx-member1", "-C", "member1", "-c", "sidecar")
+    assert code == 1 and "container sidecar is not valid for pod nginx-member1" in err
+    code, _out, err = cli("logs", "nginx-member1", "-C", "member1", "--kubeconfig=/etc/other")
+    assert code == 2
+    # a member that is down fails that member; the other's lines still come
+    fleet["member2"].stop()
+    code, out, err = cli("logs", "deploy/nginx")
+    assert code == 3 and "[member1] hello from member1" in out and "[member2] " in err
+    assert TOKEN_MARK not in out + err
+    # kubectl is refused what a run is refused: an exec credential plugin without --allow-exec-plugins
+    import yaml
+
+    path = tmp_path / "kc" / "member1.yaml"
+    cfg = yaml.safe_load(path.read_text())
+    cfg["users"][0]["user"] = {"exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": "touch"}}
+    path.write_text(yaml.safe_dump(cfg))
+    code, out, err = cli("logs", "nginx-member1", "-C", "member1")
+    assert code == 3 and "exec credential plugin (touch)" in err and "--allow-exec-plugins" in err
+
+
+def _pod_requests(srv, sub: str) -> list[str]:
+    return sorted({r["query"] for r in srv.request_log if r["path"].endswith(f"/pods/nginx-{srv.name}/{sub}")})
+
+
+@needs_kubectl
+def test_exec_and_attach_reach_the_member_with_its_kubeconfig(cli, fleet):
+    m1, m2 = fleet["member1"], fleet["member2"]
+    m1.clear_request_log()
+    m2.clear_request_log()
+    # -s members --cluster as karmadactl, and -C: kubectl asks that member (an emulated member runs no
+    # containers, so it answers 400 and kubectl's exit code comes back)
+    code, out, err = cli("exec", "nginx-member1", "-s", "members", "--cluster", "member1", "--", "ls", "-l")
+    assert code == 1 and "an emulated member runs no containers: pods/exec is not served" in err
+    assert _pod_requests(m1, "exec") == ["command=ls&command=-l&container=nginx&stderr=true&stdout=true"]
+    assert _pod_requests(m2, "exec") == []
+    code, out, err = cli("attach", "nginx-member2", "-C", "member2", "-c", "nginx")
+    assert code == 1 and "pods/attach is not served" in err
+    assert _pod_requests(m2, "attach") == ["container=nginx&stderr=true&stdout=true"]
+    assert TOKEN_MARK not in out + err
+    # a template without -C: every placed member, prefixed; -i/-t need one member
+    code, out, err = cli("exec", "deploy/nginx", "--", "date")
+    assert code == 3 and {line.split()[0] for line in err.splitlines()} == {"[member1]", "[member2]"}
+    code, out, err = cli("exec", "deploy/nginx", "-it", "--", "sh")
+    assert code == 2 and "-i/-t need one member, and deploy/nginx runs on member1, member2: choose one with -C" in err
+    code, out, err = cli("exec", "nginx-member1", "-s", "karmada", "--", "ls")
+    assert code == 2 and "runs no Pods" in err
+    code, out, err = cli("exec", "nginx-member1", "-C", "member1")
+    assert code == 2 and "you must specify at least one command" in err
