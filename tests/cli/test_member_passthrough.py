@@ -115,3 +115,44 @@ def test_exec_and_attach_reach_the_member_with_its_kubeconfig(cli, fleet):
     assert code == 2 and "runs no Pods" in err
     code, out, err = cli("exec", "nginx-member1", "-C", "member1")
     assert code == 2 and "you must specify at least one command" in err
+
+
+def _metrics_api(srv) -> None:
+    """Serve ``metrics.k8s.io/v1beta1`` (NodeMetrics, PodMetrics) on an emulated member, as metrics-server
+    would, through CRDs of that group; usage recorded for its first Node and its nginx Pod."""
+    crd_rt = srv.catalogue.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+    for kind, plural, scope in (("NodeMetrics", "nodes", "Cluster"), ("PodMetrics", "pods", "Namespaced")):
+        srv.store.create(crd_rt, None, {
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"{plural}.metrics.k8s.io"},
+            "spec": {"group": "metrics.k8s.io", "scope": scope,
+                     "names": {"kind": kind, "plural": plural, "listKind": kind + "List"},
+                     "versions": [{"name": "v1beta1", "served": True, "storage": True,
+                                   "schema": {"openAPIV3Schema": {"type": "object",
+                                                                  "x-kubernetes-preserve-unknown-fields": True}}}]}})
+    srv.store.create(srv.catalogue.lookup("metrics.k8s.io", "v1beta1", "nodes"), None, {
+        "apiVersion": "metrics.k8s.io/v1beta1", "kind": "NodeMetrics", "metadata": {"name": f"{srv.name}-node-1"},
+        "timestamp": "2026-01-01T00:00:00Z", "window": "30s", "usage": {"cpu": "2", "memory": "8Gi"}})
+    srv.store.create(srv.catalogue.lookup("metrics.k8s.io", "v1beta1", "pods"), "default", {
+        "apiVersion": "metrics.k8s.io/v1beta1", "kind": "PodMetrics",
+        "metadata": {"name": f"nginx-{srv.name}", "namespace": "default"}, "timestamp": "2026-01-01T00:00:00Z",
+        "window": "30s", "containers": [{"name": "nginx", "usage": {"cpu": "250m", "memory": "64Mi"}}]})
+
+
+def _rows(text: str) -> list[list[str]]:
+    return [line.split() for line in text.splitlines()]
+
+
+def test_top_node_and_pod_from_the_members_metrics_api(cli, fleet):
+    _metrics_api(fleet["member1"])
+    code, out, err = cli("top", "node")
+    # member1-node-1: 2 of 8 CPUs, 8Gi of 32Gi (the emulator's Nodes); member2 has no metrics API
+    assert _rows(out) == [["NAME", "CLUSTER", "CPU(cores)", "CPU%", "MEMORY(bytes)", "MEMORY%"],
+                          ["member1-node-1", "member1", "2000m", "25%", "8192Mi", "25%"]]
+    assert code == 3 and err.strip() == "error: cluster(member2): metrics API not available"
+    out = cli.ok("top", "pod", "-C", "member1")
+    assert _rows(out) == [["NAME", "CLUSTER", "CPU(cores)", "MEMORY(bytes)"], ["nginx-member1", "member1", "250m", "64Mi"]]
+    code, out, err = cli("top", "pod", "-C", "member1", "-n", "other")
+    assert code == 0 and out == "" and "No resources found in other namespace." in err
+    code, _out, err = cli("top", "node", "--clusters", "member9")
+    assert code == 2 and "clusters don't exist: member9" in err
