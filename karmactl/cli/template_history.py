@@ -50,20 +50,22 @@ def _git(root: Path, *args: str) -> str | None:
 
 
 def _object_in(text: str, key: tuple) -> dict | None:
+    """The document of ``text`` that is the object ``key`` (group, kind, namespace, name; a namespaced
+    object written without a namespace is in ``default``, as the state directory reads it), or None."""
     from karmactl.store import yamlio
-    from karmactl.store.state import key_of
 
     try:
         docs = yamlio.load_all(text)
     except yamlio.YAMLSyntaxError:
         return None
+    group, kind, namespace, name = key
     for doc, _line in docs:
-        if isinstance(doc, dict) and isinstance(doc.get("metadata"), dict):
-            try:
-                if key_of(doc) == key:
-                    return doc
-            except Exception:  # noqa: BLE001 - an old version may not be a valid object: not this one
-                continue
+        md = doc.get("metadata") if isinstance(doc, dict) else None
+        if not isinstance(md, dict) or not isinstance(doc.get("apiVersion"), str):
+            continue
+        ns = md.get("namespace") or ("default" if namespace else "")
+        if (doc["apiVersion"].rpartition("/")[0], doc.get("kind"), ns, md.get("name")) == (group, kind, namespace, name):
+            return doc
     return None
 
 

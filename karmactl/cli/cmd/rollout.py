@@ -51,7 +51,8 @@ def _view(c: Context, snap, info, name: str, namespace: str) -> dict:
 
 def status_cmd(c: Context, args: list[str], namespace: str, watch: bool, timeout: float) -> None:
     """Print kubectl's rollout messages for a template until it has rolled out (``watch``), each
-    message once, or once as it stands (``--watch=false``).
+    message once, or once as it stands (``--watch=false``: the files as an offline dry run computes them,
+    with the members' last recorded status; nothing written, no member contacted).
 
     Raises:
         CLIError: a kind without a viewer, an OnDelete strategy, an exceeded progress deadline (exit 1,
@@ -64,9 +65,9 @@ def status_cmd(c: Context, args: list[str], namespace: str, watch: bool, timeout
 
     info, name = _one_target(c, args)
     try:
-        if not watch:
-            from karmactl.cli.stores import load_snapshot
-            message, _done = rollout_state(_view(c, load_snapshot(c), info, name, namespace))
+        if not watch:  # as it stands: the control plane's view of the files (an offline dry run), nothing written
+            report = run(store_of(c), RunOptions(now=wall_now(c), offline=True, dry_run=True), None)
+            message, _done = rollout_state(_view(c, report.after, info, name, namespace))
             out(message)
             return
         members = member_layer(c)
@@ -198,11 +199,13 @@ def register(app: typer.Typer) -> None:
     @rollout.command("status", no_args_is_help=True)
     def status(ctx: typer.Context, args: List[str] = target,
                namespace: str = typer.Option("default", "-n", "--namespace"),
-               watch: bool = typer.Option(True, "-w", "--watch/--no-watch",
-                                          help="Run passes until the rollout is done (--watch=false: once, as it stands)."),
+               watch: str = typer.Option("true", "--watch", metavar="true|false",
+                                         help="Run passes until the rollout is done (false: say once how it stands)."),
                timeout: str = typer.Option("0s", "--timeout", help="Give up after this long (0: never).")):
         """Run passes until the template has rolled out on every member (aggregated status)."""
-        status_cmd(ctx.obj, args, namespace, watch, parse_duration(timeout))
+        if watch not in ("true", "false"):
+            raise CLIError(f'invalid argument "{watch}" for "--watch" flag: expected true or false')
+        status_cmd(ctx.obj, args, namespace, watch == "true", parse_duration(timeout))
 
     @rollout.command("history", no_args_is_help=True)
     def history(ctx: typer.Context, args: List[str] = target,
