@@ -30,6 +30,12 @@ def test_rollout_status_waits_for_every_member_copy(cli, fleet, state):
     for srv in fleet.values():
         copy = srv.get_object("apps/v1", "Deployment", "default", "nginx")
         assert copy["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1.27"
+    # scale the template: wait runs passes until the members' copies report the new size, summed
+    cli.ok("scale", "deploy/nginx", "--replicas=5")
+    code, out, err = cli("wait", "deploy/nginx", "--for=jsonpath={.status.readyReplicas}=5", "--timeout", "30s")
+    assert (code, out) == (0, "deployment.apps/nginx condition met\n"), err
+    assert sorted(srv.get_object("apps/v1", "Deployment", "default", "nginx")["spec"]["replicas"]
+                  for srv in fleet.values()) == [2, 3]  # the policy's weights 1:2
     code, _out, err = cli("rollout", "status", "cm/nginx")
     assert code == 2 and 'no rollout viewer has been implemented for "ConfigMap"' in err
 
