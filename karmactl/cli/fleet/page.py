@@ -33,7 +33,7 @@ svg .Warning{fill:var(--bad)}svg .Normal{fill:#0969da}svg text{font-size:10px;fi
 .tree ul{list-style:none;margin:0;padding-left:1.4rem;border-left:1px dashed var(--line)}
 .tree li{margin:.3rem 0}.node{display:inline-block;border:1px solid var(--line);border-radius:6px;padding:.2rem .5rem;background:#fff}
 .node b{font-weight:600}.kind{color:var(--muted);font-size:.75rem;margin-right:.3rem}
-input,select{font-size:.85rem;padding:.2rem}.empty{color:var(--muted);font-style:italic}
+input,select{font-size:.85rem;padding:.2rem}#filter{display:block;margin-bottom:.4rem}.empty{color:var(--muted);font-style:italic}
 """
 
 SCRIPT = """
