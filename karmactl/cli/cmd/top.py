@@ -83,10 +83,9 @@ def top_cmd(c: Context, kind: str, name: Optional[str], clusters: list[str], nam
     """
     from karmactl.cli import passthrough as pt
     from karmactl.cli.printers import align
-    from karmactl.api.quantity import parse_quantity
 
     if sort_by not in (None, "cpu", "memory"):
-        raise CLIError(f"--sort-by accepts only cpu or memory")
+        raise CLIError("--sort-by accepts only cpu or memory")
     snap = pt.load_for_members(c, None, namespace)
     names = pt.named_clusters(snap, pt.split_clusters(clusters)) or sorted(pt.registered_clusters(snap))
     known = pt.registered_clusters(snap)
@@ -100,12 +99,30 @@ def top_cmd(c: Context, kind: str, name: Optional[str], clusters: list[str], nam
         for m in items:
             usage = (m.get("usage") if kind == "node" else _pod_usage(m)) or {}
             rows.append((cname, m, usage, available.get(m["metadata"]["name"]) or {}))
+    _sort(rows, sort_by)
+    if rows:
+        out(align(_table(kind, rows, all_namespaces, no_headers)).rstrip("\n"))
+    elif not errors:
+        err("No resources found" if kind == "node" or all_namespaces else f"No resources found in {namespace} namespace.")
+    for e in errors:
+        err(f"error: {e}")
+    if errors:
+        raise SystemExit(int(ExitCode.MEMBER_FAILURE))
+
+
+def _sort(rows: list, sort_by: Optional[str]) -> None:
+    """``--sort-by cpu|memory``: the largest usage first; otherwise by namespace, name, cluster."""
+    from karmactl.api.quantity import parse_quantity
+
     if sort_by:
-        key = "cpu" if sort_by == "cpu" else "memory"
-        rows.sort(key=lambda r: parse_quantity(r[2].get(key) or "0"), reverse=True)
+        rows.sort(key=lambda r: parse_quantity(r[2].get(sort_by) or "0"), reverse=True)
     else:
         rows.sort(key=lambda r: ((r[1]["metadata"].get("namespace") or ""), r[1]["metadata"]["name"], r[0]))
-    table = [_header(kind, all_namespaces)] if not no_headers else []
+
+
+def _table(kind: str, rows: list, all_namespaces: bool, no_headers: bool) -> list[list[str]]:
+    """The printed rows: karmadactl's columns (NAME, CLUSTER, usage; percentages for Nodes)."""
+    table = [] if no_headers else [_header(kind, all_namespaces)]
     for cname, m, usage, avail in rows:
         md = m["metadata"]
         if kind == "node":
@@ -114,14 +131,7 @@ def top_cmd(c: Context, kind: str, name: Optional[str], clusters: list[str], nam
         else:
             table.append(([md.get("namespace") or ""] if all_namespaces else [])
                          + [md["name"], cname, _cpu(usage.get("cpu")), _mem(usage.get("memory"))])
-    if rows:
-        out(align(table).rstrip("\n"))
-    elif not errors:
-        err("No resources found" if kind == "node" or all_namespaces else f"No resources found in {namespace} namespace.")
-    for e in errors:
-        err(f"error: {e}")
-    if errors:
-        raise SystemExit(int(ExitCode.MEMBER_FAILURE))
+    return table
 
 
 def _header(kind: str, all_namespaces: bool) -> list[str]:
