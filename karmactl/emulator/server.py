@@ -301,12 +301,8 @@ class Handler(BaseHTTPRequestHandler):
             raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
         if sub == "finalize" and rt.key == ("", "namespaces"):
             sub = ""
-        if sub == "log" and rt.key == ("", "pods") and name is not None:
-            return self._pod_log(method, namespace, name, query)
-        if sub in ("exec", "attach", "portforward") and rt.key == ("", "pods") and name is not None:
-            self.member.store.get(rt, namespace, name)  # 404 for a Pod that does not exist
-            raise ApiError(400, "BadRequest", f"an emulated member runs no containers: pods/{sub} is not served "
-                                              f"(a real member is needed)")
+        if sub in _POD_SUBRESOURCES and rt.key == ("", "pods"):  # name is set: sub is the third part
+            return self._pod_subresource(method, namespace, name, sub, query)
         if sub and not ((sub == "status" and rt.status) or (sub == "scale" and rt.scale)):
             raise _not_found()
         if name is None:
@@ -315,11 +311,15 @@ class Handler(BaseHTTPRequestHandler):
             return self._scale(method, rt, namespace, name, query)
         return self._object(method, rt, namespace, name, sub, query)
 
-    def _pod_log(self, method: str, namespace: str | None, name: str, query: dict) -> None:
-        """``GET pods/<name>/log``: the recorded output of one container (:mod:`.podlogs`), text/plain."""
+    def _pod_subresource(self, method: str, namespace: str | None, name: str, sub: str, query: dict) -> None:
+        """``GET pods/<name>/log``: the recorded output of one container (:mod:`.podlogs`), text/plain;
+        ``exec``, ``attach``, ``portforward``: 400, no container runs here (404 for a missing Pod first)."""
+        pod = self.member.store.get(self.member.catalogue.lookup("", "v1", "pods"), namespace, name)
+        if sub != "log":
+            raise ApiError(400, "BadRequest", f"an emulated member runs no containers: pods/{sub} is not served "
+                                              f"(a real member is needed)")
         if method != "GET":
             raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
-        pod = self.member.store.get(self.member.catalogue.lookup("", "v1", "pods"), namespace, name)
         return self._send(200, self.member.pod_logs.read(pod, query), "text/plain")
 
     def _wants_table(self) -> bool:
@@ -675,6 +675,10 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         threading.Thread(target=self.member._outage, args=(seconds,), daemon=True).start()
         return None
+
+
+# The Pod subresources the emulator answers itself (Handler._pod_subresource).
+_POD_SUBRESOURCES = ("log", "exec", "attach", "portforward")
 
 
 # The test hooks under /_emulator/, by (method, route): Handler._hook.
