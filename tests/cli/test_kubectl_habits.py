@@ -25,3 +25,45 @@ def test_join_reads_the_file_of_a_merged_kubeconfig_list_that_defines_the_contex
         code, _out, err = cli("join", "member4", "--context", "split")
         assert code == 2 and 'context "split" names user "nobody", which this file does not define' in err
         assert "kubectl config view --flatten --minify --context split" in err
+
+
+WEB = """\
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}, {apiVersion: v1, kind: ConfigMap, name: cfg}]
+  placement:
+    clusterAffinity: {clusterNames: [member1, member2]}
+    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, labels: {app: web}}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: web:1}]}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cfg}
+data: {a: "1"}
+"""
+
+
+def test_get_rb_wide_has_clusters_and_label_says_not_labeled(cli, state):
+    write(state / "m1.yaml", cluster_yaml("member1"))
+    write(state / "m2.yaml", cluster_yaml("member2"))
+    write(state / "web.yaml", WEB)
+    cli.ok("reconcile", "--offline")
+    rows = [line.split() for line in cli.ok("get", "rb", "-o", "wide").splitlines()]
+    assert rows[0] == ["NAME", "SCHEDULED", "FULLYAPPLIED", "AGE", "CLUSTERS"]
+    assert {r[0]: r[-1] for r in rows[1:]} == {"cfg-configmap": "member1,member2", "web-deployment": "member1:1,member2:2"} \
+        or {r[0]: r[-1] for r in rows[1:]} == {"cfg-configmap": "member1,member2", "web-deployment": "member1:2,member2:1"}
+    assert cli.ok("get", "rb").splitlines()[0].split() == ["NAME", "SCHEDULED", "FULLYAPPLIED", "AGE"]
+    # label k- on a key that is not there: kubectl's "not labeled"
+    assert cli.ok("label", "deploy", "web", "absent-") == "deployment.apps/web not labeled\n"
+    assert cli.ok("label", "deploy", "web", "app-") == "deployment.apps/web labeled\n"
