@@ -67,3 +67,25 @@ def test_get_rb_wide_has_clusters_and_label_says_not_labeled(cli, state):
     # label k- on a key that is not there: kubectl's "not labeled"
     assert cli.ok("label", "deploy", "web", "absent-") == "deployment.apps/web not labeled\n"
     assert cli.ok("label", "deploy", "web", "app-") == "deployment.apps/web labeled\n"
+
+
+def test_did_you_mean_for_a_mistyped_kind_or_api_version(cli, state, tmp_path):
+    code, _out, err = cli("get", "deploymnets")
+    assert code == 2 and 'the server doesn\'t have a resource type "deploymnets" (did you mean "deployments"?)' in err
+    code, _out, err = cli("explain", "propagationpolcy.spec")
+    assert code == 2 and '(did you mean "propagationpolicy"?)' in err
+    code, _out, err = cli("get", "zzz")
+    assert code == 2 and "did you mean" not in err
+    bad = write(tmp_path / "bad.yaml", """\
+        apiVersion: app/v1
+        kind: Deployment
+        metadata: {name: a}
+        ---
+        apiVersion: policy.karmada.io/v1alpha1
+        kind: PropagationPolcy
+        metadata: {name: b}
+        """)
+    code, _out, err = cli("apply", "-f", str(bad))
+    assert code == 2
+    assert 'unknown kind "Deployment" in apiVersion "app/v1"' in err and '(did you mean apiVersion "apps/v1"?)' in err
+    assert '(did you mean kind "PropagationPolicy"?)' in err

@@ -188,5 +188,6 @@ def register(app: typer.Typer) -> None:
             if info is not None:
                 break
         else:
-            raise CLIError(f'the server doesn\'t have a resource type "{parts[0]}"')
+            from karmactl.api.kinds import suggest_for_name
+            raise CLIError(f'the server doesn\'t have a resource type "{parts[0]}"{suggest_for_name(registry, parts[0])}')
         sys.stdout.write(explain_text(info, parts[n:], recursive))
