@@ -89,3 +89,33 @@ def test_did_you_mean_for_a_mistyped_kind_or_api_version(cli, state, tmp_path):
     assert code == 2
     assert 'unknown kind "Deployment" in apiVersion "app/v1"' in err and '(did you mean apiVersion "apps/v1"?)' in err
     assert '(did you mean kind "PropagationPolicy"?)' in err
+
+
+def _tree(root) -> dict:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+            and ".karmactl" not in p.parts}
+
+
+def test_diff_f_shows_what_applying_a_file_would_change_bindings_and_works_included(cli, state, tmp_path):
+    write(state / "m1.yaml", cluster_yaml("member1"))
+    write(state / "m2.yaml", cluster_yaml("member2"))
+    write(state / "web.yaml", WEB)
+    cli.ok("reconcile", "--offline")
+    before = _tree(state)
+    change = write(tmp_path / "change.yaml", WEB.split("---")[1].replace("replicas: 3", "replicas: 6")
+                   + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\ndata: {b: '2'}\n")
+    code, out, err = cli("diff", "-f", str(change))
+    assert code == 1, err
+    assert "--- a/apps/v1, Kind=Deployment default/web\n+++ b/apps/v1, Kind=Deployment default/web" in out
+    assert "-  replicas: 3\n+  replicas: 6" in out
+    assert "+++ b/v1, Kind=ConfigMap default/extra" in out
+    # what the next run computes from it: the binding's replicas and the Works' manifests
+    assert "+++ b/work.karmada.io/v1alpha2, Kind=ResourceBinding default/web-deployment" in out
+    assert "Kind=Work karmada-es-member1/web-" in out and "Kind=Work karmada-es-member2/web-" in out
+    names = cli("diff", "-f", str(change), "-o", "name")[1].splitlines()
+    assert "apps.v1.Deployment.default.web" in names and "v1.ConfigMap.default.extra" in names
+    assert _tree(state) == before  # planned on a copy: nothing of the state directory changed
+    code, out, _err = cli("plan", "-f", str(state / "web.yaml"))
+    assert (code, out) == (0, "")
+    code, _out, err = cli("diff", "-f", str(change), "--online")
+    assert code == 2 and "diff -f compares offline" in err
