@@ -123,3 +123,20 @@ def test_top_node_and_pod_from_the_members_metrics_api(cli, fleet):
     assert code == 0 and out == "" and "No resources found in other namespace." in err
     code, _out, err = cli("top", "node", "--clusters", "member9")
     assert code == 2 and "clusters don't exist: member9" in err
+
+
+def test_describe_members_scope_as_karmadactl(cli, fleet):
+    out = cli.ok("describe", "deploy", "nginx", "-s", "members", "--cluster", "member2")
+    lines = out.splitlines()
+    assert lines[:2] == ["Name:         nginx", "Namespace:    default"]
+    # member2's own copy: the OverridePolicy's label for member2 and the Work that put it there
+    assert "env=skoala-dev" in out and "work.karmada.io/namespace: karmada-es-member2" in out
+    code, _out, err = cli("describe", "deploy", "nginx", "-s", "members")
+    assert code == 2 and "must specify a member cluster" in err
+    code, _out, err = cli("describe", "deploy", "absent", "-s", "members", "-C", "member1")
+    assert code == 1 and 'deployments.apps "absent" not found' in err
+    code, _out, err = cli("describe", "deploy", "nginx", "-s", "members", "-C", "member9")
+    assert code == 2 and "clusters don't exist: member9" in err
+    fleet["member1"].stop()
+    code, _out, err = cli("describe", "deploy/nginx", "-s", "members", "-C", "member1")
+    assert code == 3 and "basic connection test to cluster(member1) failed" in err
