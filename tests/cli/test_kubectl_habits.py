@@ -119,3 +119,28 @@ def test_diff_f_shows_what_applying_a_file_would_change_bindings_and_works_inclu
     assert (code, out) == (0, "")
     code, _out, err = cli("diff", "-f", str(change), "--online")
     assert code == 2 and "diff -f compares offline" in err
+
+
+def test_explain_describes_karmada_fields(cli):
+    out = cli.ok("explain", "pp.spec.placement.clusterTolerations.tolerationSeconds")
+    lines = out.splitlines()
+    assert lines[:5] == ["GROUP:      policy.karmada.io", "KIND:       PropagationPolicy", "VERSION:    v1alpha1", "",
+                         "FIELD: tolerationSeconds <integer>"]
+    assert "<empty>" not in out and "before it is evicted" in out
+    assert "carries no field descriptions" not in cli.ok("explain", "cluster")
+    # every field of the policies and of the kinds people write has a description
+    from karmactl.api import validation_schema as vs
+    from karmactl.api.field_docs import describe
+
+    def missing(kind, schema, path):
+        if isinstance(schema, vs.Arr):
+            return missing(kind, schema.items, path)
+        if not isinstance(schema, vs.Obj):
+            return []
+        return [".".join(path + (k,)) for k, v in schema.props.items() if not describe(kind, list(path + (k,)))] + \
+            [m for k, v in schema.props.items() for m in missing(kind, v, path + (k,))]
+
+    written = {k: spec for (_g, k), spec in vs.SPEC_SCHEMAS.items()
+               if k not in ("ResourceBinding", "ClusterResourceBinding", "MultiClusterIngress")}
+    assert {k: missing(k, spec[0], ("spec",)) for k, spec in written.items()} == {k: [] for k in written}
+    assert all(describe(k, []) for k in written)
