@@ -89,6 +89,31 @@ def check_scope(scope: str | None) -> None:
                        "(or -C/--cluster alone)")
 
 
+def session_flags(namespace: str, container: str | None, stdin: bool, tty: bool, quiet: bool,
+                  pod_running_timeout: str | None) -> list[str]:
+    """kubectl exec/attach's own flags, as given, for the kubectl command line."""
+    flags = [f"--namespace={namespace}"] + ([f"--container={container}"] if container else [])
+    flags += [f for on, f in ((stdin, "--stdin"), (tty, "--tty"), (quiet, "--quiet")) if on]
+    return flags + ([f"--pod-running-timeout={pod_running_timeout}"] if pod_running_timeout else [])
+
+
+def run_session(c: Context, target: str, clusters: list[str] | None, namespace: str, verb: str, argv: list[str],
+                interactive: bool) -> None:
+    """``exec``/``attach``: kubectl ``argv`` on the members of ``target``; ``-i``/``-t`` (``interactive``)
+    need one.
+
+    Raises:
+        CLIError: ``-i``/``-t`` with several members, and :func:`resolve_members`' errors (exit 2).
+        SystemExit: kubectl's exit code (one member), 3 when it failed on any of several.
+    """
+    snap, names = resolve_members(c, target, clusters, namespace, verb)
+    if interactive and len(names) > 1:
+        raise CLIError(f"-i/-t need one member, and {target} runs on {', '.join(names)}: choose one with -C")
+    code = run_kubectl(targets_for(c, snap, names), argv, interactive=interactive)
+    if code:
+        raise SystemExit(code)
+
+
 def registered_clusters(snap) -> dict[str, dict]:
     """``{name: Cluster}`` of the state directory (user objects)."""
     return {k[3]: v for k, v in snap.user.items() if k[:2] == ("cluster.karmada.io", "Cluster")}

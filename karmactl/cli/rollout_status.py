@@ -39,14 +39,14 @@ def _deployment(obj: dict) -> tuple[str, bool]:
     return "Waiting for deployment spec update to be observed...", False
 
 
-def _rolling(obj: dict, what: str) -> None:
+def _rolling(obj: dict) -> None:
     strategy = ((obj.get("spec") or {}).get("updateStrategy") or {}).get("type") or "RollingUpdate"
     if strategy != "RollingUpdate":
-        raise RolloutError(f"rollout status is only available for RollingUpdate strategy type")
+        raise RolloutError("rollout status is only available for RollingUpdate strategy type")
 
 
 def _daemonset(obj: dict) -> tuple[str, bool]:
-    _rolling(obj, "daemon set")
+    _rolling(obj)
     name, status = obj["metadata"]["name"], obj.get("status") or {}
     if _int(obj["metadata"], "generation") <= _int(status, "observedGeneration"):
         desired, updated = _int(status, "desiredNumberScheduled"), _int(status, "updatedNumberScheduled")
@@ -65,7 +65,7 @@ def _statefulset(obj: dict) -> tuple[str, bool]:
     """kubectl's StatefulSet viewer, with the revisions it compares replaced by the updated replicas:
     Karmada's aggregated StatefulSet status carries no ``currentRevision``/``updateRevision`` (each
     member names its own ControllerRevisions)."""
-    _rolling(obj, "statefulset")
+    _rolling(obj)
     spec, status = obj.get("spec") or {}, obj.get("status") or {}
     observed = _int(status, "observedGeneration")
     if observed == 0 or _int(obj["metadata"], "generation") > observed:

@@ -13,7 +13,7 @@ needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kube
 
 
 @needs_kubectl
-def test_logs_of_a_template_on_every_placed_cluster_and_with_cluster_flag(cli, fleet):
+def test_logs_of_a_template_on_every_placed_cluster_and_with_cluster_flag(cli, fleet, tmp_path):
     code, out, err = cli("logs", "deploy/nginx")
     assert code == 0, err
     assert sorted(out.splitlines()) == ["[member1] hello from member1", "[member1] second line",
@@ -22,10 +22,7 @@ def test_logs_of_a_template_on_every_placed_cluster_and_with_cluster_flag(cli, f
     assert out == "second line\n"  # one member: kubectl's own lines, no prefix
     out = cli.ok("logs", "-l", "app=nginx", "-C", "member1", "--prefix")
     assert out.splitlines() == ["[pod/nginx-member1/nginx] hello from member1", "[pod/nginx-member1/nginx] second line"]
-
-
-@needs_kubectl
-def test_logs_errors_as_karmadactl(cli, fleet, tmp_path):
+    # errors as karmadactl's
     code, _out, err = cli("logs", "nginx-member1")
     assert code == 2 and "must specify a cluster" in err
     code, _out, err = cli("logs", "nginx-member1", "-C", "member7")
@@ -59,7 +56,7 @@ def _pod_requests(srv, sub: str) -> list[str]:
 
 
 @needs_kubectl
-def test_exec_and_attach_reach_the_member_with_its_kubeconfig(cli, fleet):
+def test_exec_attach_top_describe_reach_the_member_with_its_kubeconfig(cli, fleet):
     m1, m2 = fleet["member1"], fleet["member2"]
     m1.clear_request_log()
     m2.clear_request_log()
@@ -82,6 +79,8 @@ def test_exec_and_attach_reach_the_member_with_its_kubeconfig(cli, fleet):
     assert code == 2 and "runs no Pods" in err
     code, out, err = cli("exec", "nginx-member1", "-C", "member1")
     assert code == 2 and "you must specify at least one command" in err
+    _top_node_and_pod_from_the_members_metrics_api(cli, fleet)
+    _describe_members_scope_as_karmadactl(cli, fleet)
 
 
 def _metrics_api(srv) -> None:
@@ -110,7 +109,7 @@ def _rows(text: str) -> list[list[str]]:
     return [line.split() for line in text.splitlines()]
 
 
-def test_top_node_and_pod_from_the_members_metrics_api(cli, fleet):
+def _top_node_and_pod_from_the_members_metrics_api(cli, fleet):
     _metrics_api(fleet["member1"])
     code, out, err = cli("top", "node")
     # member1-node-1: 2 of 8 CPUs, 8Gi of 32Gi (the emulator's Nodes); member2 has no metrics API
@@ -125,7 +124,7 @@ def test_top_node_and_pod_from_the_members_metrics_api(cli, fleet):
     assert code == 2 and "clusters don't exist: member9" in err
 
 
-def test_describe_members_scope_as_karmadactl(cli, fleet):
+def _describe_members_scope_as_karmadactl(cli, fleet):
     out = cli.ok("describe", "deploy", "nginx", "-s", "members", "--cluster", "member2")
     lines = out.splitlines()
     assert lines[:2] == ["Name:         nginx", "Namespace:    default"]

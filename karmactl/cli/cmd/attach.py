@@ -9,7 +9,7 @@ from typing import List, Optional
 
 import typer
 
-from karmactl.cli.context import CLIError, Context
+from karmactl.cli.context import Context
 
 
 def attach_cmd(c: Context, target: str, clusters: list[str], namespace: str, scope: Optional[str],
@@ -24,16 +24,8 @@ def attach_cmd(c: Context, target: str, clusters: list[str], namespace: str, sco
     from karmactl.cli import passthrough as pt
 
     pt.check_scope(scope)
-    snap, names = pt.resolve_members(c, target, clusters, namespace, "attach")
-    if (stdin or tty) and len(names) > 1:
-        raise CLIError(f"-i/-t need one member, and {target} runs on {', '.join(names)}: choose one with -C")
-    flags = [f"--namespace={namespace}"] + ([f"--container={container}"] if container else [])
-    flags += [f for on, f in ((stdin, "--stdin"), (tty, "--tty"), (quiet, "--quiet")) if on]
-    if pod_running_timeout:
-        flags.append(f"--pod-running-timeout={pod_running_timeout}")
-    code = pt.run_kubectl(pt.targets_for(c, snap, names), ["attach", target, *flags], interactive=stdin or tty)
-    if code:
-        raise SystemExit(code)
+    flags = pt.session_flags(namespace, container, stdin, tty, quiet, pod_running_timeout)
+    pt.run_session(c, target, clusters, namespace, "attach", ["attach", target, *flags], stdin or tty)
 
 
 def register(app: typer.Typer) -> None:

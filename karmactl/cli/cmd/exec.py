@@ -30,17 +30,8 @@ def exec_cmd(c: Context, target: str, command: list[str], clusters: list[str], n
     pt.check_scope(scope)
     if not command:
         raise CLIError("you must specify at least one command for the container (after --)")
-    snap, names = pt.resolve_members(c, target, clusters, namespace, "exec")
-    if (stdin or tty) and len(names) > 1:
-        raise CLIError(f"-i/-t need one member, and {target} runs on {', '.join(names)}: choose one with -C")
-    flags = [f"--namespace={namespace}"] + ([f"--container={container}"] if container else [])
-    flags += [f for on, f in ((stdin, "--stdin"), (tty, "--tty"), (quiet, "--quiet")) if on]
-    if pod_running_timeout:
-        flags.append(f"--pod-running-timeout={pod_running_timeout}")
-    code = pt.run_kubectl(pt.targets_for(c, snap, names), ["exec", target, *flags, "--", *command],
-                          interactive=stdin or tty)
-    if code:
-        raise SystemExit(code)
+    flags = pt.session_flags(namespace, container, stdin, tty, quiet, pod_running_timeout)
+    pt.run_session(c, target, clusters, namespace, "exec", ["exec", target, *flags, "--", *command], stdin or tty)
 
 
 def register(app: typer.Typer) -> None:

@@ -9,11 +9,11 @@ carried the new revision to every member and every member copy reports it update
 from __future__ import annotations
 
 import time
-from typing import List, Optional
+from typing import List
 
 import typer
 
-from karmactl.cli.context import CLIError, Context, ExitCode, err, out
+from karmactl.cli.context import CLIError, Context, ExitCode, out
 
 ROLLOUT_KINDS = {("apps", "Deployment"), ("apps", "DaemonSet"), ("apps", "StatefulSet")}
 
@@ -58,10 +58,10 @@ def status_cmd(c: Context, args: list[str], namespace: str, watch: bool, timeout
         CLIError: a kind without a viewer, an OnDelete strategy, an exceeded progress deadline (exit 1,
             as kubectl); not found (exit 1); ``timed out waiting for the condition`` (exit 4).
     """
+    from karmactl.cli.converging import online_pass
     from karmactl.cli.rollout_status import RolloutError, rollout_state
     from karmactl.cli.stores import member_layer, store_of, wall_now
     from karmactl.reconcile import RunOptions, run
-    from karmactl.store.fsio import state_lock
 
     info, name = _one_target(c, args)
     try:
@@ -75,12 +75,7 @@ def status_cmd(c: Context, args: list[str], namespace: str, watch: bool, timeout
         said: set = set()
         last = None
         while True:
-            with state_lock(c.state):
-                report = run(store_of(c), RunOptions(now=wall_now(c), offline=False), members)
-            for cl, msg in sorted(report.member_errors.items()):
-                if (cl, msg) not in said:
-                    said.add((cl, msg))
-                    err(f"member {cl}: {msg}")
+            report = online_pass(c, members, said)
             message, done = rollout_state(_view(c, report.after, info, name, namespace))
             if message != last:
                 out(message)

@@ -14,7 +14,7 @@ from typing import List, Optional
 
 import typer
 
-from karmactl.cli.context import CLIError, Context, ExitCode, err, out
+from karmactl.cli.context import CLIError, Context, ExitCode, out
 
 
 def parse_for(spec: str):
@@ -45,7 +45,7 @@ def parse_for(spec: str):
             end = rest.find("}")
             if end < 0:
                 raise CLIError(f'unrecognized condition: "{spec}": the JSONPath expression is not closed')
-            expr, _sep, value = rest[1:end], rest[end + 1:end + 2], rest[end + 2:]
+            expr, value = rest[1:end], rest[end + 2:]
             has_value = rest[end + 1:end + 2] == "="
         else:
             expr, sep, value = rest.partition("=")
@@ -102,11 +102,10 @@ def wait_cmd(c: Context, args: list[str], namespace: str, for_: str, timeout: fl
         CLIError: bad ``--for`` (exit 2); an object not found for a condition (exit 1, kubectl's
             ``Error from server (NotFound)``); the timeout (exit 4).
     """
+    from karmactl.cli.converging import online_pass
     from karmactl.cli.objects import find
     from karmactl.cli.printers import kind_prefix
-    from karmactl.cli.stores import load_snapshot, member_layer, store_of, wall_now
-    from karmactl.reconcile import RunOptions, run
-    from karmactl.store.fsio import state_lock
+    from karmactl.cli.stores import load_snapshot, member_layer
 
     holds = parse_for(for_)
     snap = load_snapshot(c)
@@ -122,8 +121,7 @@ def wait_cmd(c: Context, args: list[str], namespace: str, for_: str, timeout: fl
             if obj is None and for_ != "delete" and first:
                 raise CLIError(f'Error from server (NotFound): {info.resource_ref} "{name}" not found', ExitCode.NOT_FOUND)
             if holds(obj):
-                if obj is not None or for_ == "delete":
-                    out(f"{kind_prefix(info)}/{name} condition met")
+                out(f"{kind_prefix(info)}/{name} condition met")
             else:
                 still.append((info, ns, name))
         pending, first = still, False
@@ -134,12 +132,7 @@ def wait_cmd(c: Context, args: list[str], namespace: str, for_: str, timeout: fl
             raise CLIError(f"timed out waiting for the condition on {info.plural}/{name}", ExitCode.NOT_CONVERGED)
         time.sleep(0.5)
         if members is not None:
-            with state_lock(c.state):
-                report = run(store_of(c), RunOptions(now=wall_now(c), offline=False), members)
-            for cl, msg in sorted(report.member_errors.items()):
-                if (cl, msg) not in said:
-                    said.add((cl, msg))
-                    err(f"member {cl}: {msg}")
+            report = online_pass(c, members, said)
             snap = report.after if report.after is not None else load_snapshot(c)
         else:
             snap = load_snapshot(c)
