@@ -89,6 +89,23 @@ def check_scope(scope: str | None) -> None:
                        "(or -C/--cluster alone)")
 
 
+def session_options() -> dict:
+    """The typer options ``exec`` and ``attach`` share (karmadactl's and kubectl's flags), by parameter name."""
+    import typer
+
+    return {
+        "clusters": typer.Option([], "-C", "--cluster", help="Member cluster(s); default: where the template's "
+                                                             "binding placed it."),
+        "scope": typer.Option(None, "-s", "--operation-scope", help="karmadactl's scope: members (the only one with Pods)."),
+        "namespace": typer.Option("default", "-n", "--namespace"),
+        "container": typer.Option(None, "-c", "--container", help="Container name."),
+        "stdin": typer.Option(False, "-i", "--stdin", help="Pass stdin to the container."),
+        "tty": typer.Option(False, "-t", "--tty", help="Stdin is a TTY."),
+        "quiet": typer.Option(False, "-q", "--quiet", help="Only print output from the remote session."),
+        "pod_running_timeout": typer.Option(None, "--pod-running-timeout", help="Wait this long for a Pod to run."),
+    }
+
+
 def session_flags(namespace: str, container: str | None, stdin: bool, tty: bool, quiet: bool,
                   pod_running_timeout: str | None) -> list[str]:
     """kubectl exec/attach's own flags, as given, for the kubectl command line."""

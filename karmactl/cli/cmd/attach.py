@@ -30,21 +30,20 @@ def attach_cmd(c: Context, target: str, clusters: list[str], namespace: str, sco
 
 def register(app: typer.Typer) -> None:
     """Add ``attach`` to the app."""
+    from karmactl.cli.passthrough import session_options
+
+    opts = session_options()
 
     @app.command(no_args_is_help=True)
     def attach(ctx: typer.Context,
                target: str = typer.Argument(..., metavar="(POD | TYPE/NAME)"),
-               clusters: List[str] = typer.Option([], "-C", "--cluster",
-                                                  help="Member cluster(s); default: where the template's binding "
-                                                       "placed it."),
-               scope: Optional[str] = typer.Option(None, "-s", "--operation-scope",
-                                                   help="karmadactl's scope: members (the only one with Pods)."),
-               namespace: str = typer.Option("default", "-n", "--namespace"),
-               container: Optional[str] = typer.Option(None, "-c", "--container", help="Container name."),
-               stdin: bool = typer.Option(False, "-i", "--stdin", help="Pass stdin to the container."),
-               tty: bool = typer.Option(False, "-t", "--tty", help="Stdin is a TTY."),
-               quiet: bool = typer.Option(False, "-q", "--quiet", help="Only print output from the remote session."),
-               pod_running_timeout: Optional[str] = typer.Option(None, "--pod-running-timeout",
-                                                                 help="Wait this long for a Pod to run.")):
+               clusters: List[str] = opts["clusters"],
+               scope: Optional[str] = opts["scope"],
+               namespace: str = opts["namespace"],
+               container: Optional[str] = opts["container"],
+               stdin: bool = opts["stdin"],
+               tty: bool = opts["tty"],
+               quiet: bool = opts["quiet"],
+               pod_running_timeout: Optional[str] = opts["pod_running_timeout"]):
         """Attach to a running container in a member cluster (karmadactl attach), through kubectl."""
         attach_cmd(ctx.obj, target, clusters, namespace, scope, container, stdin, tty, quiet, pod_running_timeout)

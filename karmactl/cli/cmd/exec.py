@@ -36,23 +36,22 @@ def exec_cmd(c: Context, target: str, command: list[str], clusters: list[str], n
 
 def register(app: typer.Typer) -> None:
     """Add ``exec`` to the app."""
+    from karmactl.cli.passthrough import session_options
+
+    opts = session_options()
 
     @app.command("exec", no_args_is_help=True)
     def exec_(ctx: typer.Context,
               target: str = typer.Argument(..., metavar="(POD | TYPE/NAME)"),
               command: Optional[List[str]] = typer.Argument(None, metavar="-- COMMAND [args...]"),
-              clusters: List[str] = typer.Option([], "-C", "--cluster",
-                                                 help="Member cluster(s); default: where the template's binding "
-                                                      "placed it."),
-              scope: Optional[str] = typer.Option(None, "-s", "--operation-scope",
-                                                  help="karmadactl's scope: members (the only one with Pods)."),
-              namespace: str = typer.Option("default", "-n", "--namespace"),
-              container: Optional[str] = typer.Option(None, "-c", "--container", help="Container name."),
-              stdin: bool = typer.Option(False, "-i", "--stdin", help="Pass stdin to the container."),
-              tty: bool = typer.Option(False, "-t", "--tty", help="Stdin is a TTY."),
-              quiet: bool = typer.Option(False, "-q", "--quiet", help="Only print output from the remote session."),
-              pod_running_timeout: Optional[str] = typer.Option(None, "--pod-running-timeout",
-                                                                help="Wait this long for a Pod to run.")):
+              clusters: List[str] = opts["clusters"],
+              scope: Optional[str] = opts["scope"],
+              namespace: str = opts["namespace"],
+              container: Optional[str] = opts["container"],
+              stdin: bool = opts["stdin"],
+              tty: bool = opts["tty"],
+              quiet: bool = opts["quiet"],
+              pod_running_timeout: Optional[str] = opts["pod_running_timeout"]):
         """Execute a command in a container in a member cluster (karmadactl exec), through kubectl."""
         exec_cmd(ctx.obj, target, list(command or []), clusters, namespace, scope, container, stdin, tty, quiet,
                  pod_running_timeout)
