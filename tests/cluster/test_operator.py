@@ -69,6 +69,16 @@ def test_scale_set_image_and_rollout_status_on_real_members(cli, state, cluster_
     template = json.loads(cli.ok("get", "deploy", "web", "-n", cluster_ns, "-o", "json"))
     assert template["status"]["readyReplicas"] == 6 and template["status"]["updatedReplicas"] == 6
 
+    # logs and exec reach the real members through kubectl with each member's kubeconfig: whatever the
+    # member answers (its hollow kubelets run no containers), karmactl relays exactly what kubectl says
+    for verb in (["logs", "deploy/web"], ["exec", "deploy/web", "--", "true"]):
+        direct = cluster_joined["member1"].kubectl(*verb[:2], "-n", cluster_ns, *verb[2:], check=False)
+        code, out, err = cli(*verb[:2], "-n", cluster_ns, "-C", "member1", *verb[2:])
+        assert (code, out) == (direct.returncode, direct.stdout), err
+        assert err.strip() == direct.stderr.strip()
+        code, out, err = cli(*verb[:2], "-n", cluster_ns, *verb[2:])  # both placed members, lines prefixed
+        assert {line.split()[0] for line in (out + err).splitlines() if line} <= {"[member1]", "[member2]"}
+
 
 def test_top_node_without_a_metrics_api(cli, cluster_joined):
     code, out, err = cli("top", "node")
