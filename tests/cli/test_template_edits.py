@@ -97,3 +97,19 @@ def test_set_image_changes_only_the_image_lines(cli, state):
     assert code == 2 and "ConfigMap/web-config the object is not a pod or does not have a pod template" in err
     code, _out, err = cli("set", "image", "deploy/web", "nginx")
     assert code == 2
+
+
+def test_patch_and_apply_also_change_only_the_lines_that_must(cli, state, tmp_path):
+    original = DEPLOY.replace("  name: web\n", "  name: web\n  namespace: default\n", 1)
+    path = write(state / "web.yaml", original)
+    cli.ok("patch", "deploy", "web", "-p", '{"spec": {"template": {"spec": {"containers": [{"name": "sidecar", "image": "envoy:1.30"}]}}}}')
+    assert _changed_lines(original, path.read_text()) == ["-        image: envoy:1.29", "+        image: envoy:1.30"]
+    applied = write(tmp_path / "web.yaml", original.split("---")[0].replace("replicas: 2  # keep even", "replicas: 4")
+                    .replace("envoy:1.29", "envoy:1.30"))
+    assert cli.ok("apply", "-f", str(applied)) == "deployment.apps/web configured\n"
+    assert _changed_lines(original, path.read_text()) == ["-  replicas: 2  # keep even", "+  replicas: 4  # keep even",
+                                                           "-        image: envoy:1.29", "+        image: envoy:1.30"]
+    # a change of shape (a new key) is rewritten by the round trip: comments kept, the object as asked
+    cli.ok("patch", "deploy", "web", "-p", '{"spec": {"paused": true}}')
+    text = path.read_text()
+    assert "# the shop's web tier (owned by team-web)" in text and "paused: true" in text and "# pinned" in text
