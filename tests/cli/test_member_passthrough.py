@@ -118,6 +118,9 @@ def _top_node_and_pod_from_the_members_metrics_api(cli, fleet):
     assert code == 3 and err.strip() == "error: cluster(member2): metrics API not available"
     out = cli.ok("top", "pod", "-C", "member1")
     assert _rows(out) == [["NAME", "CLUSTER", "CPU(cores)", "MEMORY(bytes)"], ["nginx-member1", "member1", "250m", "64Mi"]]
+    out = cli.ok("top", "pod", "-C", "member1", "--containers", "--sum")
+    assert _rows(out) == [["POD", "NAME", "CLUSTER", "CPU(cores)", "MEMORY(bytes)"],
+                          ["nginx-member1", "nginx", "member1", "250m", "64Mi"], ["________", "________"], ["250m", "64Mi"]]
     code, out, err = cli("top", "pod", "-C", "member1", "-n", "other")
     assert code == 0 and out == "" and "No resources found in other namespace." in err
     code, _out, err = cli("top", "node", "--clusters", "member9")

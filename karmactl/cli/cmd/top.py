@@ -74,8 +74,11 @@ def _member_metrics(cluster: dict, state, kind: str, name: Optional[str], namesp
 
 
 def top_cmd(c: Context, kind: str, name: Optional[str], clusters: list[str], namespace: str, all_namespaces: bool,
-            selector: Optional[str], sort_by: Optional[str], no_headers: bool, capacity: bool = False) -> None:
-    """Print the usage of Nodes (``kind`` = ``node``) or Pods (``pod``) of the chosen members.
+            selector: Optional[str], sort_by: Optional[str], no_headers: bool, capacity: bool = False,
+            containers: bool = False, total: bool = False) -> None:
+    """Print the usage of Nodes (``kind`` = ``node``) or Pods (``pod``) of the chosen members; for Pods,
+    ``containers`` prints one row per container (POD, then the container's NAME) and ``total`` adds
+    kubectl's sum rows (``--sum``).
 
     Raises:
         CLIError: ``--sort-by`` other than cpu/memory, unknown clusters (exit 2).
@@ -101,7 +104,10 @@ def top_cmd(c: Context, kind: str, name: Optional[str], clusters: list[str], nam
             rows.append((cname, m, usage, available.get(m["metadata"]["name"]) or {}))
     _sort(rows, sort_by)
     if rows:
-        out(align(_table(kind, rows, all_namespaces, no_headers)).rstrip("\n"))
+        table = _table(kind, rows, all_namespaces, no_headers, containers)
+        if total:
+            table += _sum_rows(rows, len(_header(kind, all_namespaces, containers)))
+        out(align(table).rstrip("\n"))
     elif not errors:
         err("No resources found" if kind == "node" or all_namespaces else f"No resources found in {namespace} namespace.")
     for e in errors:
@@ -120,24 +126,41 @@ def _sort(rows: list, sort_by: Optional[str]) -> None:
         rows.sort(key=lambda r: ((r[1]["metadata"].get("namespace") or ""), r[1]["metadata"]["name"], r[0]))
 
 
-def _table(kind: str, rows: list, all_namespaces: bool, no_headers: bool) -> list[list[str]]:
-    """The printed rows: karmadactl's columns (NAME, CLUSTER, usage; percentages for Nodes)."""
-    table = [] if no_headers else [_header(kind, all_namespaces)]
+def _table(kind: str, rows: list, all_namespaces: bool, no_headers: bool, containers: bool = False) -> list[list[str]]:
+    """The printed rows: karmadactl's columns (NAME, CLUSTER, usage; percentages for Nodes; POD first
+    and one row per container with ``containers``)."""
+    table = [] if no_headers else [_header(kind, all_namespaces, containers)]
     for cname, m, usage, avail in rows:
         md = m["metadata"]
         if kind == "node":
             table.append([md["name"], cname, _cpu(usage.get("cpu")), _percent(usage.get("cpu"), avail.get("cpu")),
                           _mem(usage.get("memory")), _percent(usage.get("memory"), avail.get("memory"))])
-        else:
-            table.append(([md.get("namespace") or ""] if all_namespaces else [])
-                         + [md["name"], cname, _cpu(usage.get("cpu")), _mem(usage.get("memory"))])
+            continue
+        lead = [md.get("namespace") or ""] if all_namespaces else []
+        if not containers:
+            table.append(lead + [md["name"], cname, _cpu(usage.get("cpu")), _mem(usage.get("memory"))])
+            continue
+        for ctr in m.get("containers") or []:
+            cu = ctr.get("usage") or {}
+            table.append(lead + [md["name"], ctr.get("name") or "", cname, _cpu(cu.get("cpu")), _mem(cu.get("memory"))])
     return table
 
 
-def _header(kind: str, all_namespaces: bool) -> list[str]:
+def _sum_rows(rows: list, width: int) -> list[list[str]]:
+    """kubectl top pod ``--sum``: a rule under the usage columns, then the Pods' total CPU and memory."""
+    from karmactl.api.quantity import parse_quantity
+
+    cpu = sum(parse_quantity(r[2].get("cpu") or "0") for r in rows)
+    mem = sum(parse_quantity(r[2].get("memory") or "0") for r in rows)
+    blank = [""] * (width - 2)
+    return [blank + ["________", "________"], blank + [_cpu(str(float(cpu))), _mem(str(float(mem)))]]
+
+
+def _header(kind: str, all_namespaces: bool, containers: bool = False) -> list[str]:
     if kind == "node":
         return ["NAME", "CLUSTER", "CPU(cores)", "CPU%", "MEMORY(bytes)", "MEMORY%"]
-    return (["NAMESPACE"] if all_namespaces else []) + ["NAME", "CLUSTER", "CPU(cores)", "MEMORY(bytes)"]
+    return (["NAMESPACE"] if all_namespaces else []) + (["POD"] if containers else []) + \
+        ["NAME", "CLUSTER", "CPU(cores)", "MEMORY(bytes)"]
 
 
 def _pod_usage(m: dict) -> dict:
@@ -178,8 +201,11 @@ def register(app: typer.Typer) -> None:
             all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces", help="Every namespace."),
             selector: Optional[str] = typer.Option(None, "-l", "--selector", help="Pods matching a label selector."),
             sort_by: Optional[str] = typer.Option(None, "--sort-by", help="cpu or memory."),
-            no_headers: bool = typer.Option(False, "--no-headers", help="Print no header line.")):
+            no_headers: bool = typer.Option(False, "--no-headers", help="Print no header line."),
+            containers: bool = typer.Option(False, "--containers", help="One row per container of each Pod."),
+            total: bool = typer.Option(False, "--sum", help="Print the sum of the Pods' usage.")):
         """Display resource (CPU/memory) usage of pods in member clusters."""
-        top_cmd(ctx.obj, "pod", name, clusters, namespace, all_namespaces, selector, sort_by, no_headers)
+        top_cmd(ctx.obj, "pod", name, clusters, namespace, all_namespaces, selector, sort_by, no_headers,
+                containers=containers, total=total)
 
     app.add_typer(top)
