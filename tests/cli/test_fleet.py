@@ -76,6 +76,22 @@ def test_terminal_view_and_json_carry_gets_numbers(cli, state):
     assert {w["name"]: {c: v["replicas"] for c, v in w["clusters"].items()} for w in data["workloads"]} == numbers["cells"]
     assert data["workloads"][0]["policy"] == {"kind": "PropagationPolicy", "namespace": "default", "name": "all"}
     assert [c["name"] for c in data["clusters"]] == ["member1", "member2", "member3"]
+    # a cluster-scoped workload (a ClusterResourceBinding) shows in every namespace's view
+    write(state / "shop.yaml", """\
+        apiVersion: v1
+        kind: Namespace
+        metadata: {name: shop}
+        ---
+        apiVersion: policy.karmada.io/v1alpha1
+        kind: ClusterPropagationPolicy
+        metadata: {name: shop}
+        spec:
+          resourceSelectors: [{apiVersion: v1, kind: Namespace, name: shop}]
+          placement: {clusterAffinity: {clusterNames: [member2]}}
+        """)
+    cli.ok("reconcile", "--offline")
+    rows = json.loads(cli.ok("fleet", "-o", "json", "-n", "other"))["workloads"]
+    assert [(w["kind"], w["name"], w["namespace"], list(w["clusters"])) for w in rows] == [("Namespace", "shop", "", ["member2"])]
     code, _out, err = cli("fleet", "-o", "yaml")
     assert code == 2 and "allowed formats are: json" in err
     code, _out, err = cli("fleet", "--workload", "deploy/absent", "--html", str(state / "x.html"))

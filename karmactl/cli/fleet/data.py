@@ -79,7 +79,7 @@ def _health(cells: dict, conditions: dict) -> str:
 
 
 def workloads_of(snap, namespace: str | None) -> list[dict]:
-    """One row per ResourceBinding / ClusterResourceBinding (in ``namespace``, or all when None), by
+    """One row per ResourceBinding (in ``namespace``, or all when None) and ClusterResourceBinding, by
     namespace, kind and name: the template it binds, its policy, replicas, per-cluster cells and its
     Works with the member objects (the propagation tree policy → template → binding → Work → object)."""
     from karmactl.controllers.helper.binding import works_by_binding
@@ -90,7 +90,7 @@ def workloads_of(snap, namespace: str | None) -> list[dict]:
         binding = snap.bindings[key]
         resource = (binding.get("spec") or {}).get("resource") or {}
         ns = resource.get("namespace") or ""
-        if namespace is not None and ns != namespace:
+        if namespace is not None and ns and ns != namespace:  # cluster-scoped workloads are in every view
             continue
         template = _template(snap, resource) or {}
         tspec, tstatus = template.get("spec") or {}, template.get("status") or {}
