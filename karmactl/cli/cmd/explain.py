@@ -109,7 +109,11 @@ def root_node(info) -> Node:
                   "metadata": meta}
         from karmactl.api.field_docs import describe
 
-        if spec is not None:
+        if (info.group, info.kind) == ("networking.karmada.io", "MultiClusterIngress"):
+            # its spec is a networking.k8s.io/v1 IngressSpec: Kubernetes' own schema describes it
+            fields["spec"] = _openapi_node({"$ref": "#/$defs/io.k8s.api.networking.v1.IngressSpec"},
+                                           describe(info.kind, ["spec"]))
+        elif spec is not None:
             fields["spec"] = _karmada_node(spec[0], describe(info.kind, ["spec"]) or f"Spec of the {info.kind}.",
                                            info.kind, ("spec",))
         fields["status"] = Node("Object", f"Status of the {info.kind}: computed by `karmactl reconcile` (or the "
