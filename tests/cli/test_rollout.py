@@ -21,7 +21,7 @@ def test_rollout_status_waits_for_every_member_copy(cli, fleet, state):
     assert cli.ok("rollout", "status", "deploy/nginx", "--watch=false") == \
         "Waiting for deployment spec update to be observed...\n"
     fleet["member2"].set_fake_controller(False)  # member2 never reports its copy ready
-    code, out, err = cli("rollout", "status", "deploy/nginx", "--timeout", "2s")
+    code, out, err = cli("rollout", "status", "deploy/nginx", "--timeout", "1s")
     assert code == 4 and "timed out waiting for the condition" in err
     assert 'deployment "nginx" successfully rolled out' not in out
     fleet["member2"].set_fake_controller(True)

@@ -15,6 +15,7 @@ import typer
 
 from karmactl.cli.context import CLIError, Context, ExitCode, out
 
+PASS_INTERVAL = 0.25  # seconds between passes while waiting (a pass itself reads every member)
 ROLLOUT_KINDS = {("apps", "Deployment"), ("apps", "DaemonSet"), ("apps", "StatefulSet")}
 
 
@@ -84,7 +85,7 @@ def status_cmd(c: Context, args: list[str], namespace: str, watch: bool, timeout
                 return
             if deadline is not None and time.monotonic() > deadline:
                 raise CLIError("timed out waiting for the condition", ExitCode.NOT_CONVERGED)
-            time.sleep(0.5)
+            time.sleep(PASS_INTERVAL)
     except RolloutError as exc:
         raise CLIError(str(exc), ExitCode.NOT_FOUND) from None
 

@@ -17,6 +17,9 @@ import typer
 from karmactl.cli.context import CLIError, Context, ExitCode, out
 
 
+PASS_INTERVAL = 0.25  # seconds between checks (each online check runs a pass)
+
+
 def parse_for(spec: str):
     """``--for`` -> a predicate ``f(obj or None) -> bool`` (None: the object does not exist).
 
@@ -130,7 +133,7 @@ def wait_cmd(c: Context, args: list[str], namespace: str, for_: str, timeout: fl
         if time.monotonic() >= deadline:
             info, _ns, name = pending[0]
             raise CLIError(f"timed out waiting for the condition on {info.plural}/{name}", ExitCode.NOT_CONVERGED)
-        time.sleep(0.5)
+        time.sleep(PASS_INTERVAL)
         if members is not None:
             report = online_pass(c, members, said)
             snap = report.after if report.after is not None else load_snapshot(c)
