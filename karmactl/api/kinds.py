@@ -185,6 +185,36 @@ class KindRegistry:
         return list(self._by_group_kind.values())
 
 
+def suggest_for_object(registry: KindRegistry, api_version: str, kind: str) -> str:
+    """A hint for an object whose ``apiVersion``/``kind`` no kind matches: `` (did you mean apiVersion
+    "apps/v1"?)`` when the kind exists under another group or version, `` (did you mean kind
+    "Deployment"?)`` for a near spelling (difflib, kinds of the same group first), else ``""``."""
+    import difflib
+
+    same_kind = [i for i in registry.all() if i.kind == kind]
+    if same_kind:
+        return f' (did you mean apiVersion "{" or ".join(sorted({i.api_version for i in same_kind}))}"?)'
+    group = api_version.rpartition("/")[0]
+    infos = registry.all()
+    for pool in ([i for i in infos if i.group == group], infos):
+        close = difflib.get_close_matches(kind, sorted({i.kind for i in pool}), n=1, cutoff=0.75)
+        if close:
+            info = next(i for i in pool if i.kind == close[0])
+            hint = f'kind "{info.kind}"' + ("" if info.accepts(api_version) else f' in apiVersion "{info.api_version}"')
+            return f" (did you mean {hint}?)"
+    return ""
+
+
+def suggest_for_name(registry: KindRegistry, name: str) -> str:
+    """A hint for a command-line resource name no kind answers to: `` (did you mean "deployments"?)``
+    (difflib over plurals, singulars and short names), else ``""``."""
+    import difflib
+
+    names = sorted({n for i in registry.all() for n in (i.plural, i.singular, *i.short_names)})
+    close = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.75)
+    return f' (did you mean "{close[0]}"?)' if close else ""
+
+
 def crd_kind(crd) -> tuple | None:
     """``(group, kind, plural, namespaced, short names, version names, storage version)`` a
     CustomResourceDefinition defines, or None when any of these fields has the wrong shape or is

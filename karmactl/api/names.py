@@ -39,6 +39,15 @@ def work_name(namespace: str, name: str, kind: str) -> str:
     return f"{name.replace(':', '.').lower()}-{digest}"
 
 
+def policy_name(namespace: str, name: str, gvk: str) -> str:
+    """The name ``karmadactl apply --all-clusters|-C`` gives the policy it generates for an object
+    (``GeneratePolicyName``): ``<name>-<hash>`` lowercased, ``:`` replaced by ``.``, the hash FNV-1a 32 of
+    ``<namespace><gvk>`` (``gvk`` as Go prints a GroupVersionKind: ``apps/v1, Kind=Deployment``,
+    ``v1, Kind=ConfigMap``), decimal, safe-encoded."""
+    digest = safe_encode(str(fnv1a_32(f"{namespace}{gvk}".encode("utf-8"))))
+    return f"{name.replace(':', '.')}-{digest}".lower()
+
+
 def execution_namespace(cluster: str) -> str:
     """``karmada-es-<cluster>``."""
     return f"{EXECUTION_SPACE_PREFIX}{cluster}"

@@ -11,8 +11,48 @@ from karmactl.store.fsio import state_lock
 from karmactl.store.state import InputError, check_object, key_of, Source
 
 
-def apply_cmd(c: Context, paths: list[str], recursive: bool, dry_run: bool) -> None:
-    """Store the objects of ``paths`` in the state directory (``kubectl apply``).
+def generated_policy(info, obj: dict, clusters: list[str] | None) -> dict:
+    """The PropagationPolicy (ClusterPropagationPolicy for a cluster-scoped object) ``karmadactl apply
+    --all-clusters`` (``clusters`` None: an empty clusterAffinity, every cluster) or ``-C a,b``
+    (``clusterNames``) generates for one object (``pkg/karmadactl/apply/apply.go``), named by
+    :func:`karmactl.api.names.policy_name`."""
+    from karmactl.api.names import policy_name
+
+    md = obj["metadata"]
+    namespace = (md.get("namespace") or "default") if info.namespaced else ""
+    gv = f"{info.group}/{info.version}" if info.group else info.version
+    selector = {"apiVersion": gv, "kind": info.kind, "name": md["name"], **({"namespace": namespace} if namespace else {})}
+    meta = {"name": policy_name(namespace, md["name"], f"{gv}, Kind={info.kind}"), **({"namespace": namespace} if namespace else {})}
+    return {"apiVersion": "policy.karmada.io/v1alpha1",
+            "kind": "PropagationPolicy" if info.namespaced else "ClusterPropagationPolicy", "metadata": meta,
+            "spec": {"resourceSelectors": [selector],
+                     "placement": {"clusterAffinity": {"clusterNames": list(clusters)} if clusters else {}}}}
+
+
+def _propagation_targets(index: dict, clusters: list[str] | None, all_clusters: bool) -> list[str] | None:
+    """Check ``--all-clusters``/``-C`` as karmadactl does: not both, and every named cluster registered.
+
+    Raises:
+        CLIError: ``--all-clusters and --cluster cannot be used together``, ``cluster X does not exist`` (exit 2).
+    """
+    from karmactl.cli.context import CLIError
+
+    if all_clusters and clusters:
+        raise CLIError("--all-clusters and --cluster cannot be used together")
+    if clusters:
+        known = {k[3] for k in index if k[:2] == ("cluster.karmada.io", "Cluster")}
+        missing = [f"cluster {n} does not exist" for n in clusters if n not in known]
+        if missing:
+            raise CLIError(", ".join(missing) if len(missing) == 1 else "[" + ", ".join(missing) + "]")
+    return clusters
+
+
+def apply_cmd(c: Context, paths: list[str], recursive: bool, dry_run: bool, kustomize_dir: str | None = None,
+              clusters: list[str] | None = None, all_clusters: bool = False) -> None:
+    """Store the objects of ``paths`` (and of the kustomization ``kustomize_dir``) in the state
+    directory (``kubectl apply``); with ``all_clusters`` or ``clusters`` also a policy per object that
+    propagates it there, as ``karmadactl apply`` does (:func:`generated_policy`; objects of Karmada's own
+    API groups get none: a policy never propagates them).
 
     What a server or controller fills in (``status``, ``uid``, Karmada's claim labels...:
     ``karmactl.api.objects.strip_server_fields``) is dropped first, so the output of ``get -o
@@ -30,7 +70,9 @@ def apply_cmd(c: Context, paths: list[str], recursive: bool, dry_run: bool) -> N
     with state_lock(store.root) if not dry_run else nullcontext():
         index = edit.index_user_objects(store)
         errors: list[InputError] = []
-        inputs = read_inputs(paths, recursive, errors)
+        propagate = all_clusters or bool(clusters)
+        targets = _propagation_targets(index, clusters, all_clusters) if propagate else None
+        inputs = read_inputs(paths, recursive, errors, kustomize_dir)
         for obj, display, _i, line in inputs:  # CRDs among the inputs define kinds for the rest
             if obj.get("kind") == "CustomResourceDefinition":
                 store.registry.add_crd(obj)
@@ -56,6 +98,11 @@ def apply_cmd(c: Context, paths: list[str], recursive: bool, dry_run: bool) -> N
             if removed and c.verbose:
                 err(f"note: {display}:{line}: not stored (filled in by karmactl or a server): {', '.join(removed)}")
             staged.append((info, key, obj))
+            if propagate and not info.group.endswith("karmada.io"):
+                policy = generated_policy(info, obj, targets)
+                pinfo = check_object(policy, store.registry, f"{display} (generated)", line)
+                normalize_object(policy, Source(display, i, line), store.registry, strict=True)
+                staged.append((pinfo, key_of(policy), policy))
         if errors:
             raise InputError.several(errors)
         for info, key, obj in staged:

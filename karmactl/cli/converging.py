@@ -63,3 +63,17 @@ def wait_converged(c: Context, members, timeout: float, offline: bool = False, v
     except TimeoutError as exc:
         raise CLIError(f"did not converge within {timeout:g}s: {exc}", ExitCode.NOT_CONVERGED) from None
     return last[0]
+
+
+def online_pass(c: Context, members, said: set):
+    """One online run with the state lock held (``rollout status``, ``wait``), each member error printed
+    once over the calls sharing ``said``; returns the run's report (``after``: the computed snapshot)."""
+    from karmactl.reconcile import RunOptions, run
+
+    with state_lock(store_of(c).root):
+        report = run(store_of(c), RunOptions(now=wall_now(c), offline=False), members)
+    for cl, msg in sorted(report.member_errors.items()):
+        if (cl, msg) not in said:
+            said.add((cl, msg))
+            err(f"member {cl}: {msg}")
+    return report

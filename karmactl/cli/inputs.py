@@ -6,6 +6,7 @@ import os
 import sys
 from pathlib import Path
 
+from karmactl.cli.context import err
 from karmactl.store.state import InputError, parse_documents
 
 
@@ -37,8 +38,41 @@ def _fetch(url: str) -> str:
         raise InputError(str(exc), url, exc.line) from None
 
 
-def read_inputs(paths: list[str], recursive: bool, errors: list | None = None) -> list[tuple[dict, str, int, int]]:
-    """Objects from files, directories or stdin: ``[(obj, display, doc_index, line)]``.
+# the file names kustomize reads a kustomization from (``konfig.RecognizedKustomizationFileNames``)
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+
+
+def kustomize(directory: str) -> str:
+    """The objects ``kubectl kustomize DIR`` builds from a kustomization (its load restrictions and no
+    plugins: kubectl's defaults), as one YAML text.
+
+    Raises:
+        CLIError: no kubectl on PATH (exit 6), or kustomize's error (exit 2, its message).
+    """
+    import shutil
+    import subprocess
+
+    from karmactl.cli.context import CLIError, ExitCode
+
+    binary = shutil.which("kubectl")
+    if binary is None:
+        raise CLIError("apply -k builds the kustomization with `kubectl kustomize`, and kubectl is not on PATH "
+                       "(install kubectl, or build it yourself: kustomize build DIR | karmactl apply -f -)",
+                       ExitCode.ENVIRONMENT)
+    if not os.path.isdir(directory):
+        raise CLIError(f'must build at directory: not a valid directory: "{directory}"')
+    proc = subprocess.run([binary, "kustomize", directory], capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          timeout=300)
+    if proc.returncode != 0:
+        raise CLIError(f"kustomize {directory}: {proc.stderr.strip().removeprefix('error: ')}")
+    return proc.stdout
+
+
+def read_inputs(paths: list[str], recursive: bool, errors: list | None = None,
+                kustomize_dir: str | None = None) -> list[tuple[dict, str, int, int]]:
+    """Objects from files, directories or stdin, and what ``kubectl kustomize`` builds from
+    ``kustomize_dir``: ``[(obj, display, doc_index, line)]``. A kustomization file met in a directory is
+    skipped with a note (it is an input of kustomize, not an object: ``apply -k``).
 
     With an ``errors`` list, a file that cannot be read or parsed is recorded there and the
     others are still read (``apply`` reports every bad file of a directory); without one the
@@ -59,6 +93,8 @@ def read_inputs(paths: list[str], recursive: bool, errors: list | None = None) -
                 raise
             errors.append(exc)
 
+    if kustomize_dir is not None:
+        parse(kustomize(kustomize_dir), f"{kustomize_dir} (kustomize)")
     for p in paths:
         if p.startswith(("http://", "https://")):
             parse(_fetch(p), p)
@@ -75,6 +111,9 @@ def read_inputs(paths: list[str], recursive: bool, errors: list | None = None) -
         if path.is_dir():
             files = sorted(f for f in (path.rglob("*") if recursive else path.glob("*"))
                            if f.is_file() and f.suffix in (".yaml", ".yml", ".json") and not f.name.startswith("."))
+            for f in [f for f in files if f.name in KUSTOMIZATION_FILES]:
+                err(f"note: {f} skipped: a kustomization is built, not applied (apply -k {f.parent})")
+            files = [f for f in files if f.name not in KUSTOMIZATION_FILES]
         elif os.path.lexists(path):
             files = [path]
         else:

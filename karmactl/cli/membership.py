@@ -55,10 +55,43 @@ def _check_in_kubeconfig_dir(kubeconfig: Path, state: Path, name: str) -> None:
                        f"--kubeconfig-dir or {KUBECONFIG_DIR_ENV} (for this command and every run)")
 
 
-def _default_kubeconfig() -> str:
-    env = os.environ.get("KUBECONFIG", "")
-    first = next((e for e in env.split(os.pathsep) if e), "")
-    return first or os.path.expanduser("~/.kube/config")
+def _default_kubeconfig(context: str | None = None) -> str:
+    """The kubeconfig ``join`` reads without ``--kubeconfig``: of the ``KUBECONFIG`` list (merged as kubectl
+    merges it: the first file defining a name wins), the first file defining ``context`` (without one: the
+    first setting ``current-context``); else its first file; else ``~/.kube/config``. A Cluster records one
+    kubeconfig file, so the context's cluster and user must be in that file (:func:`_check_one_file`)."""
+    import yaml
+
+    listed = [e for e in os.environ.get("KUBECONFIG", "").split(os.pathsep) if e]
+    for path in listed if len(listed) > 1 else []:
+        try:
+            with open(os.path.expanduser(path), encoding="utf-8") as f:
+                cfg = yaml.safe_load(f) or {}
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue  # kubectl skips a missing file of the list; a broken one is reported if it is chosen
+        if not isinstance(cfg, dict):
+            continue
+        if context is None and cfg.get("current-context"):
+            return path
+        if context is not None and any(isinstance(c, dict) and c.get("name") == context for c in cfg.get("contexts") or []):
+            return path
+    return (listed[0] if listed else "") or os.path.expanduser("~/.kube/config")
+
+
+def _check_one_file(path: Path, cfg: dict, context: str) -> None:
+    """Refuse a context whose user is defined in another file of a ``KUBECONFIG`` list: the Cluster
+    records one kubeconfig.
+
+    Raises:
+        CLIError: naming the file, the context and the missing user (exit 2).
+    """
+    ctx = next((c.get("context") or {} for c in cfg.get("contexts") or []
+                if isinstance(c, dict) and c.get("name") == context), {})
+    user = ctx.get("user")
+    if user and not any(isinstance(u, dict) and u.get("name") == user for u in cfg.get("users") or []):
+        raise CLIError(f'kubeconfig "{path}": context "{context}" names user "{user}", which this file does not '
+                       f"define; a Cluster records one kubeconfig file: write a single one with "
+                       f"`kubectl config view --flatten --minify --context {context} > FILE` and join with --kubeconfig FILE")
 
 
 def probe_member(kubeconfig: str, context: str, timeout: float = 5.0, state: Path = Path(".")) -> dict:
@@ -139,9 +172,10 @@ def join_cluster(c: Context, name: str, kubeconfig: str | None, context: str | N
     errs = cluster_name_errors(name)
     if errs:
         raise CLIError(f"invalid cluster name({name}): {';'.join(errs)}")
-    path = Path(os.path.expanduser(kubeconfig or _default_kubeconfig()))
+    path = Path(os.path.expanduser(kubeconfig or _default_kubeconfig(context)))
     try:
-        server, ctx_name, _cfg = read_kubeconfig(str(path), context)
+        server, ctx_name, cfg = read_kubeconfig(str(path), context)
+        _check_one_file(path, cfg, ctx_name)
     except CLIError as exc:
         raise CLIError(f"failed to get joining cluster config. error: {exc}") from None
     store = store_of(c)

@@ -15,9 +15,12 @@ def resolve_kind(snap_or_registry, name: str) -> KindInfo:
     Raises:
         CLIError: unknown resource type (exit 2), with kubectl's wording.
     """
-    info = lookup_kind(getattr(snap_or_registry, "registry", snap_or_registry), name)
+    registry = getattr(snap_or_registry, "registry", snap_or_registry)
+    info = lookup_kind(registry, name)
     if info is None:
-        raise CLIError(f'the server doesn\'t have a resource type "{name}"', ExitCode.INPUT_ERROR)
+        from karmactl.api.kinds import suggest_for_name
+        raise CLIError(f'the server doesn\'t have a resource type "{name}"{suggest_for_name(registry, name)}',
+                       ExitCode.INPUT_ERROR)
     return info
 
 

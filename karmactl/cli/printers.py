@@ -74,8 +74,9 @@ def _karmada_columns(k: str, wide: bool):
         return [name, ("CONFLICT-RESOLUTION", lambda o, n: str(sp(o).get("conflictResolution", ""))),
                 ("PRIORITY", lambda o, n: str(sp(o).get("priority", 0))), age]
     if k in ("ResourceBinding", "ClusterResourceBinding"):
-        return [name, ("SCHEDULED", lambda o, n: _cond(o, "Scheduled")),
+        cols = [name, ("SCHEDULED", lambda o, n: _cond(o, "Scheduled")),
                 ("FULLYAPPLIED", lambda o, n: _cond(o, "FullyApplied")), age]
+        return cols + [("CLUSTERS", lambda o, n: _binding_clusters(o))] if wide else cols
     if k == "Work":
         cols = [name, ("WORKLOAD-KIND", lambda o, n: ",".join(m.get("kind", "") for m in (sp(o).get("workload") or {}).get("manifests") or [])),
                 ("APPLIED", lambda o, n: _cond(o, "Applied"))]
@@ -89,6 +90,14 @@ def _karmada_columns(k: str, wide: bool):
         return [name, ("OVERALL", lambda o, n: _json_cell(st(o).get("overall"))),
                 ("OVERALL_USED", lambda o, n: _json_cell(st(o).get("overallUsed")))]
     return None
+
+
+def _binding_clusters(o: dict) -> str:
+    """``-o wide``'s CLUSTERS of a binding: its ``spec.clusters`` as ``name:replicas`` (``name`` for a
+    workload without replicas), ``<none>`` before scheduling; karmactl's column (Karmada's CRD has none)."""
+    targets = [t for t in _spec(o).get("clusters") or [] if isinstance(t, dict) and t.get("name")]
+    return ",".join(f"{t['name']}:{t['replicas']}" if isinstance(t.get("replicas"), int) and t["replicas"] else t["name"]
+                    for t in targets) or "<none>"
 
 
 def _cluster_columns(wide: bool):

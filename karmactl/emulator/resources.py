@@ -253,6 +253,9 @@ class Catalogue:
             if rt.status:
                 resources.append({"name": rt.plural + "/status", "singularName": "", "namespaced": rt.namespaced,
                                   "kind": rt.kind, "verbs": list(SUB_VERBS)})
+            if rt.key == ("", "pods"):
+                resources.append({"name": "pods/log", "singularName": "", "namespaced": True, "kind": "Pod",
+                                  "verbs": ["get"]})
             if rt.scale:
                 resources.append({"name": rt.plural + "/scale", "singularName": "", "namespaced": rt.namespaced,
                                   "group": "autoscaling", "version": "v1", "kind": "Scale",

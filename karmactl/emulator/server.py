@@ -25,6 +25,7 @@ import orjson
 
 from . import tables
 from .hooks import FakeController, HookState, RequestLog, describe, node_object
+from .podlogs import PodLogs
 from .resources import SERVER_VERSION, Catalogue, ResourceType
 from .store import ApiError, Store
 
@@ -300,6 +301,8 @@ class Handler(BaseHTTPRequestHandler):
             raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
         if sub == "finalize" and rt.key == ("", "namespaces"):
             sub = ""
+        if sub in _POD_SUBRESOURCES and rt.key == ("", "pods"):  # name is set: sub is the third part
+            return self._pod_subresource(method, namespace, name, sub, query)
         if sub and not ((sub == "status" and rt.status) or (sub == "scale" and rt.scale)):
             raise _not_found()
         if name is None:
@@ -307,6 +310,17 @@ class Handler(BaseHTTPRequestHandler):
         if sub == "scale":
             return self._scale(method, rt, namespace, name, query)
         return self._object(method, rt, namespace, name, sub, query)
+
+    def _pod_subresource(self, method: str, namespace: str | None, name: str, sub: str, query: dict) -> None:
+        """``GET pods/<name>/log``: the recorded output of one container (:mod:`.podlogs`), text/plain;
+        ``exec``, ``attach``, ``portforward``: 400, no container runs here (404 for a missing Pod first)."""
+        pod = self.member.store.get(self.member.catalogue.lookup("", "v1", "pods"), namespace, name)
+        if sub != "log":
+            raise ApiError(400, "BadRequest", f"an emulated member runs no containers: pods/{sub} is not served "
+                                              f"(a real member is needed)")
+        if method != "GET":
+            raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+        return self._send(200, self.member.pod_logs.read(pod, query), "text/plain")
 
     def _wants_table(self) -> bool:
         return "as=Table" in self.headers.get("Accept", "")
@@ -581,6 +595,7 @@ class Handler(BaseHTTPRequestHandler):
         POST /_emulator/hang {"hang": true, "maxSeconds": 30}
         POST /_emulator/status {"apiVersion", "kind", "namespace", "name", "status"}
         POST /_emulator/nodes {"name", "cpu", "memory", "pods"}
+        POST /_emulator/logs {"namespace", "pod", "container", "text"}  (lines a container printed: pods/log)
         GET  /_emulator/objects?apiVersion=&kind=[&namespace=][&name=]
         GET  /_emulator/requests -> {"items": [...], "writeCount": n, "maxInFlight": n};  DELETE /_emulator/requests
         POST /_emulator/fake-controller {"enabled": true, "delay": 0.5}
@@ -623,6 +638,11 @@ class Handler(BaseHTTPRequestHandler):
         return self.member.add_node(body["name"], str(body.get("cpu", "8")), str(body.get("memory", "32Gi")),
                                     str(body.get("pods", "110")))
 
+    def _hook_logs(self, body: Any, query: dict) -> Any:
+        self.member.pod_logs.write(body.get("namespace") or "default", body["pod"], body["container"],
+                                   str(body.get("text") or ""))
+        return self.member.state()
+
     def _hook_objects(self, body: Any, query: dict) -> Any:
         m = self.member
         if query.get("name"):
@@ -657,6 +677,10 @@ class Handler(BaseHTTPRequestHandler):
         return None
 
 
+# The Pod subresources the emulator answers itself (Handler._pod_subresource).
+_POD_SUBRESOURCES = ("log", "exec", "attach", "portforward")
+
+
 # The test hooks under /_emulator/, by (method, route): Handler._hook.
 _HOOKS: dict[tuple[str, str], Callable[[Handler, Any, dict], Any]] = {
     ("GET", "/state"): Handler._hook_state,
@@ -665,6 +689,7 @@ _HOOKS: dict[tuple[str, str], Callable[[Handler, Any, dict], Any]] = {
     ("POST", "/hang"): Handler._hook_hang,
     ("POST", "/status"): Handler._hook_status,
     ("POST", "/nodes"): Handler._hook_nodes,
+    ("POST", "/logs"): Handler._hook_logs,
     ("GET", "/objects"): Handler._hook_objects,
     ("GET", "/requests"): Handler._hook_requests,
     ("DELETE", "/requests"): Handler._hook_clear_requests,
@@ -706,6 +731,7 @@ class MemberServer:
         self.catalogue = Catalogue()
         self.store = Store(self.catalogue, data_dir)
         self.hooks = HookState()
+        self.pod_logs = PodLogs()
         self.request_log_obj = RequestLog()
         self.controller = FakeController(self.store, fake_delay, fake_controller)
         self._httpd: _HTTPServer | None = None

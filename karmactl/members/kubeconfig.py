@@ -435,6 +435,25 @@ def connection_warnings(cluster: dict) -> list[str]:
     return []
 
 
+def check_access(access: ClusterAccess) -> None:
+    """Check ``access``'s context as :func:`load_configuration` does, without loading it: for a program
+    that reads the kubeconfig itself (the real ``kubectl`` of ``karmactl logs``/``exec``), which must
+    be refused the same plugins and files a run is refused.
+
+    Raises:
+        AccessError: a refused plugin or file.
+        Exception: the kubernetes config loader's (a missing context, a malformed file...).
+    """
+    from kubernetes.config import kube_config
+
+    merged = kube_config.KubeConfigMerger(os.pathsep.join(access.paths))
+    if merged.config is None:
+        raise kube_config.ConfigException("Invalid kube-config file. No configuration found.")
+    loader = kube_config.KubeConfigLoader(config_dict=merged.config, active_context=access.context,
+                                          config_base_path=None)
+    check_credentials(access, getattr(loader, "_user", None), getattr(loader, "_cluster", None))
+
+
 def _field(node, key):
     """``node[key]`` of a loader ``ConfigNode`` or a dict, None when absent or not a mapping."""
     getter = getattr(node, "safe_get", None) or getattr(node, "get", None)
@@ -481,9 +500,9 @@ def check_credentials(access: ClusterAccess, user, cluster) -> None:
 
 
 __all__ = ["AccessError", "ClusterAccess", "Connection", "CONTEXT_ANNOTATION", "CredentialPolicy", "KUBECONFIG_ANNOTATION",
-           "KUBECONFIG_DIR_ENV", "ALLOW_EXEC_ENV", "ALLOWED_PROXIES_ENV", "apply_connection", "check_credentials",
-           "configure", "connection_warnings", "current_policy", "load_configuration", "refuse_secret_refs",
-           "resolve_access", "url_key"]
+           "KUBECONFIG_DIR_ENV", "ALLOW_EXEC_ENV", "ALLOWED_PROXIES_ENV", "apply_connection", "check_access",
+           "check_credentials", "configure", "connection_warnings", "current_policy", "load_configuration",
+           "refuse_secret_refs", "resolve_access", "url_key"]
 
 
 # ---------------------------------------------------------------------------- secrets

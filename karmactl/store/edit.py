@@ -46,12 +46,16 @@ def update_in_place(node, new):
         for k in [k for k in node if k not in new]:
             del node[k]
         for k, v in new.items():
-            node[k] = update_in_place(node[k], v) if k in node else v
+            if k not in node:
+                node[k] = v
+            elif _plain(node[k]) != v:  # an equal value keeps its node (quoting, style): only changed lines move
+                node[k] = update_in_place(node[k], v)
         return node
     if isinstance(node, CommentedSeq) and isinstance(new, list):
         for i, v in enumerate(new):
             if i < len(node):
-                node[i] = update_in_place(node[i], v)
+                if _plain(node[i]) != v:
+                    node[i] = update_in_place(node[i], v)
             else:
                 node.append(v)
         del node[len(new):]
@@ -79,11 +83,94 @@ def _as_read(node) -> object:
     return yamlio.load_all(yamlio.round_trip_dump_all([node], False))[0][0]
 
 
+def _scalar_changes(old, new, path: tuple, acc: list) -> bool:
+    """Collect ``(path, value)`` for every scalar of ``old`` that ``new`` changes; False when ``new``
+    differs otherwise (a key or item added or removed, a scalar becoming a map...)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return list(old) == list(new) and all(_scalar_changes(old[k], new[k], path + (k,), acc) for k in old)
+    if isinstance(old, list) and isinstance(new, list):
+        return len(old) == len(new) and all(_scalar_changes(o, n, path + (i,), acc) for i, (o, n) in enumerate(zip(old, new)))
+    if isinstance(old, (dict, list)) or isinstance(new, (dict, list)):
+        return False
+    if old != new or type(old) is not type(new):
+        acc.append((path, new))
+    return True
+
+
+def _scalar_text(value, style: str | None) -> str | None:
+    """``value`` written as a YAML scalar in the ``style`` of the one it replaces (None: not written so)."""
+    import json
+
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if not isinstance(value, str) or "\n" in value:
+        return None
+    if style == "'":
+        return "'" + value.replace("'", "''") + "'"
+    if style == '"':
+        return json.dumps(value)
+    return value if style is None else None
+
+
+def _splice_scalars(text: str, index: int, old: dict, new: dict) -> str | None:
+    """``text`` with only the scalars that differ between ``old`` and ``new`` (the ``index``-th object
+    of the file) rewritten in place, each in its own quoting, every other byte kept; None when ``new``
+    changes more than scalars or the result would not read back as exactly ``new``."""
+    import yaml
+
+    changes: list = []
+    if not _scalar_changes(old, new, (), changes) or not changes:
+        return None
+    try:
+        nodes = [n for n in yaml.compose_all(text, Loader=yaml.SafeLoader) if isinstance(n, yaml.MappingNode)]
+        before = [d for d, _line in yamlio.load_all(text)]
+    except (yaml.YAMLError, yamlio.YAMLSyntaxError):
+        return None
+    if len(nodes) != len(before) or index >= len(nodes):
+        return None
+    spans = []
+    for path, value in changes:
+        node = nodes[index]
+        for part in path:
+            if isinstance(node, yaml.MappingNode):
+                node = next((v for k, v in node.value if getattr(k, "value", None) == part), None)
+            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+                node = node.value[part]
+            else:
+                return None
+        written = _scalar_text(value, node.style) if isinstance(node, yaml.ScalarNode) else None
+        if written is None:
+            return None
+        spans.append((node.start_mark.index, node.end_mark.index, written))
+    out = text
+    for start, end, written in sorted(spans, reverse=True):
+        out = out[:start] + written + out[end:]
+    try:
+        after = [d for d, _line in yamlio.load_all(out)]
+    except yamlio.YAMLSyntaxError:
+        return None
+    return out if after == before[:index] + [new] + before[index + 1:] else None
+
+
 def replace_object(store: StateStore, source: Source, new: dict) -> bool:
-    """Replace the object at ``source`` with ``new`` in its file; returns False when unchanged."""
+    """Replace the object at ``source`` with ``new`` in its file; returns False when unchanged. When
+    only scalars change (``scale``, ``set image``, most patches), only their text changes (quoting and
+    every other line kept); otherwise the document is rewritten through ruamel.yaml's round trip."""
     path = store.root / source.path
     _inside(store, path)
     text = read_text(path)
+    try:
+        old = yamlio.load_all(text)[source.index][0]
+    except (yamlio.YAMLSyntaxError, IndexError):
+        old = None
+    spliced = _splice_scalars(text, source.index, old, new) if isinstance(old, dict) else None
+    if spliced is not None:
+        write_atomic(path, spliced)
+        return True
     docs = yamlio.round_trip_load_all(text)
     live = _live_docs(docs)
     idx, doc = live[source.index]

@@ -161,8 +161,11 @@ def check_object(obj: dict, registry: KindRegistry, display: str, line: int | No
         _check_crd_names(obj, display, line, label)
     info = registry.for_object(api_version, kind)
     if info is None:
+        from karmactl.api.kinds import suggest_for_object
+
         raise InputError(f'unknown kind "{kind}" in apiVersion "{api_version}" (no built-in kind and no '
-                         f"CustomResourceDefinition in the state directory defines it)", display, line, label, "kind")
+                         f"CustomResourceDefinition in the state directory defines it)"
+                         f"{suggest_for_object(registry, api_version, kind)}", display, line, label, "kind")
     ns = meta.get("namespace")
     if ns is not None and not isinstance(ns, str):
         raise InputError("must be a string", display, line, label, "metadata.namespace")

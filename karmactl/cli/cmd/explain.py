@@ -3,8 +3,8 @@
 Built-in kinds read the Kubernetes OpenAPI schemas (with their descriptions) that apply validates with
 (:mod:`karmactl.api.openapi`, from ``kubernetes-validate``). Karmada's kinds read karmactl's own
 validation schema of each CRD (:mod:`karmactl.api.validation_schema`): field names, types, enums and
-required fields as ``charts/karmada/_crds/bases/**`` declare them; karmactl ships no descriptions for
-them, so only ``metadata`` (Kubernetes' ObjectMeta) is described. Layout follows kubectl's plaintext
+required fields as ``charts/karmada/_crds/bases/**`` declare them, described by karmactl's own texts
+(:mod:`karmactl.api.field_docs`). Layout follows kubectl's plaintext
 template (``kubectl/pkg/explain/v2/templates/plaintext.tmpl``).
 """
 from __future__ import annotations
@@ -61,17 +61,22 @@ def _openapi_node(schema: dict, description: str = "", depth: int = 0) -> Node:
     return Node(kind, description, enum=[e for e in target.get("enum") or [] if e is not None])
 
 
-def _karmada_node(schema, description: str = "") -> Node:
+def _karmada_node(schema, description: str = "", kind: str = "", path: tuple = ()) -> Node:
+    """The node of a Karmada kind's field at ``path``, its description from :mod:`karmactl.api.field_docs`
+    (``description`` when given)."""
     from karmactl.api import validation_schema as vs
+    from karmactl.api.field_docs import describe
 
+    description = description or describe(kind, list(path))
     if isinstance(schema, vs.Obj):
-        return Node("Object", description, lambda: {k: _karmada_node(v) for k, v in schema.props.items()},
+        return Node("Object", description,
+                    lambda: {k: _karmada_node(v, "", kind, path + (k,)) for k, v in schema.props.items()},
                     schema.required)
     if isinstance(schema, vs.Arr):
-        item = _karmada_node(schema.items)
+        item = _karmada_node(schema.items, "", kind, path)
         return Node(f"[]{item.type}", description, lambda: item.fields, item.required, item.enum)
     if isinstance(schema, vs.Map):
-        return Node(f"map[string]{_karmada_node(schema.values).type}", description)
+        return Node(f"map[string]{_karmada_node(schema.values, '', kind, path).type}", description)
     if isinstance(schema, vs.Str):
         return Node("string", description, enum=schema.enum or ())
     if isinstance(schema, vs.Int):
@@ -102,12 +107,18 @@ def root_node(info) -> Node:
                   "kind": Node("string", "Kind is a string value representing the REST resource this object "
                                          "represents."),
                   "metadata": meta}
-        if spec is not None:
-            fields["spec"] = _karmada_node(spec[0], f"Spec of the {info.kind}.")
+        from karmactl.api.field_docs import describe
+
+        if (info.group, info.kind) == ("networking.karmada.io", "MultiClusterIngress"):
+            # its spec is a networking.k8s.io/v1 IngressSpec: Kubernetes' own schema describes it
+            fields["spec"] = _openapi_node({"$ref": "#/$defs/io.k8s.api.networking.v1.IngressSpec"},
+                                           describe(info.kind, ["spec"]))
+        elif spec is not None:
+            fields["spec"] = _karmada_node(spec[0], describe(info.kind, ["spec"]) or f"Spec of the {info.kind}.",
+                                           info.kind, ("spec",))
         fields["status"] = Node("Object", f"Status of the {info.kind}: computed by `karmactl reconcile` (or the "
                                           f"member's report), never written by hand.")
-        return Node("Object", f"{info.kind} of Karmada ({info.group}/{info.version}). karmactl carries no field "
-                              f"descriptions for Karmada's kinds: names, types, enums and required fields only.",
+        return Node("Object", describe(info.kind, []) or f"{info.kind} of Karmada ({info.group}/{info.version}).",
                     fields, ("spec",) if spec is not None and spec[1] else ())
     name = schemas.definition_name(info.group, info.version, info.kind)
     if name is None:
@@ -188,5 +199,6 @@ def register(app: typer.Typer) -> None:
             if info is not None:
                 break
         else:
-            raise CLIError(f'the server doesn\'t have a resource type "{parts[0]}"')
+            from karmactl.api.kinds import suggest_for_name
+            raise CLIError(f'the server doesn\'t have a resource type "{parts[0]}"{suggest_for_name(registry, parts[0])}')
         sys.stdout.write(explain_text(info, parts[n:], recursive))
