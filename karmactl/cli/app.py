@@ -67,7 +67,7 @@ COMMANDS = (
     "apply", "delete", "get", "describe", "reconcile", "plan", "cluster", "completion",
     "join", "unjoin", "local_up", "demo", "suspend", "taint", "cordon", "observe", "interpret", "export",
     "rebalance", "version", "api_resources", "api_versions", "patch", "create", "promote", "explain", "edit",
-    "label",
+    "label", "fleet",
 )
 
 def _register_commands() -> None:
