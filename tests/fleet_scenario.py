@@ -11,11 +11,13 @@ Run as a script (``python -m tests.fleet_scenario docs/fleet.png``) to refresh t
 """
 from __future__ import annotations
 
+import json
 import sys
 import textwrap
 from pathlib import Path
 
 from karmactl.cli.main import main_exit_code
+from tests.conftest import write
 
 T0 = "2026-01-01T00:00:00Z"
 LAST = "2026-01-01T00:12:00Z"  # the clock of the small fleet's last run
@@ -30,11 +32,6 @@ def karmactl(state: Path, *args: str) -> None:
     """Run karmactl in-process on ``state``; exit code 0 asserted."""
     code = main_exit_code(["--state", str(state), *args])
     assert code == 0, f"karmactl {' '.join(args)} exited {code}"
-
-
-def write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text).lstrip("\n"))
 
 
 def clusters(state: Path, names=("member1", "member2", "member3")) -> None:
@@ -145,6 +142,55 @@ def many_workloads(state: Path, n: int) -> None:
         """).lstrip("\n"))
     (state / "bulk.yaml").write_text("---\n".join(docs))
     karmactl(state, "reconcile", "--offline", "--now", at(0))
+
+
+HOSTILE = '"><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
+
+
+def hostile_fleet(state, scratch) -> None:
+    """One Cluster whose Ready message and one Deployment whose observed status carry markup."""
+    clusters(state, ("member1",))
+    path = state / "clusters" / "member1.yaml"
+    text = path.read_text().replace("message: cluster is healthy and ready to accept workloads",
+                                    f"message: {json.dumps(HOSTILE)}")
+    path.write_text(text)
+    write(state / "app.yaml", f"""
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {{name: web, namespace: default, labels: {{app: web}},
+                    annotations: {{note: {json.dumps(HOSTILE)}}}}}
+        spec:
+          replicas: 1
+          selector: {{matchLabels: {{app: web}}}}
+          template:
+            metadata: {{labels: {{app: web}}}}
+            spec: {{containers: [{{name: web, image: nginx}}]}}
+        ---
+        apiVersion: policy.karmada.io/v1alpha1
+        kind: PropagationPolicy
+        metadata: {{name: web, namespace: default}}
+        spec:
+          resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]
+          placement: {{clusterAffinity: {{clusterNames: [member1]}}}}
+        """)
+    karmactl(state, "reconcile", "--offline", "--now", at(0))
+    status = scratch / "status.yaml"
+    status.write_text(f"observedGeneration: 1\nreplicas: 1\nreadyReplicas: 1\nmessage: {json.dumps(HOSTILE)}\n")
+    karmactl(state, "--now", at(1), "observe", "deploy/web", "--cluster", "member1", "--status-file", str(status))
+    karmactl(state, "reconcile", "--offline", "--now", at(2))
+
+
+_BUILT: dict = {}
+
+
+def small_fleet_once(tmp_path_factory) -> Path:
+    """:func:`small_fleet` built once per test session (its users only read it)."""
+    if "small" not in _BUILT:
+        root = tmp_path_factory.mktemp("small-fleet")
+        (root / "state").mkdir()
+        small_fleet(root / "state", root)
+        _BUILT["small"] = root / "state"
+    return _BUILT["small"]
 
 
 if __name__ == "__main__":  # python -m tests.fleet_scenario OUT.png: the screenshot of docs/fleet.png

@@ -199,7 +199,7 @@ def _timeline(doc: dict) -> str:
 
 
 def _st(label: str, value) -> str:
-    return f'<span class="st">{_e(label)} <b class="{_e(value)}">{_e(value)}</b></span>'
+    return f' <span class="st">{_e(label)} <b class="{_e(value)}">{_e(value)}</b></span>'
 
 
 def _status_summary(status) -> str:
@@ -212,10 +212,10 @@ def _status_summary(status) -> str:
 
 def _member_object(o: dict) -> str:
     where = "/".join(p for p in (o["namespace"], o["name"]) if p)
-    seen = (_st("health", o["health"]) + (f'<span class="st">observed {_e(o["observedAt"])}</span>' if o["observedAt"] else "")
-            if o["observed"] else '<span class="st">not observed yet</span>')
+    seen = (_st("health", o["health"]) + (f' <span class="st">observed {_e(o["observedAt"])}</span>' if o["observedAt"] else "")
+            if o["observed"] else ' <span class="st">not observed yet</span>')
     summary = _status_summary(o["status"])
-    return (f'<li class="member"><span class="node-kind nk-member">{_e(o["kind"])}</span>{_e(where)}{seen}'
+    return (f'<li class="member"><span class="node-kind nk-member">{_e(o["kind"])}</span> {_e(where)}{seen}'
             + (f'<div class="sub">{summary}</div>' if summary else "") + "</li>")
 
 
@@ -224,7 +224,7 @@ def _work(w: dict) -> str:
         "" if w["dispatching"] else ' <span class="st">dispatching suspended</span>')
     objects = "".join(_member_object(o) for o in w["objects"])
     msg = f'<div class="sub">{_e(w["message"])}</div>' if w["message"] and w["applied"] != "True" else ""
-    return (f'<li class="work" data-cluster="{_e(w["cluster"])}"><span class="node-kind nk-work">Work</span>'
+    return (f'<li class="work" data-cluster="{_e(w["cluster"])}"><span class="node-kind nk-work">Work</span> '
             f'{_e(w["namespace"])}/{_e(w["name"])} <span class="st">on <b>{_e(w["cluster"])}</b></span>'
             f'{_st("Applied", w["applied"])}{flags}{msg}<ul>{objects}</ul></li>')
 
@@ -233,18 +233,18 @@ def _tree(tree: dict, tid: str, open_: bool) -> str:
     wl, b, p = tree["workload"], tree["binding"], tree["policy"]
     label = workload_label(wl)
     works = "".join(_work(w) for w in tree["works"]) or '<li class="sub">no Works</li>'
-    binding = (f'<li><span class="node-kind nk-binding">{_e(b["kind"])}</span>'
+    binding = (f'<li><span class="node-kind nk-binding">{_e(b["kind"])}</span> '
                f'{_e("/".join(x for x in (b["namespace"], b["name"]) if x))}'
                f'{_st("Scheduled", b["scheduled"])}{_st("FullyApplied", b["fullyApplied"])}<ul>{works}</ul></li>')
     labels = ", ".join(f"{k}={v}" for k, v in sorted(wl["labels"].items()))
-    template = (f'<li><span class="node-kind nk-template">{_e(wl["kind"])}</span>'
+    template = (f'<li><span class="node-kind nk-template">{_e(wl["kind"])}</span> '
                 f'{_e("/".join(x for x in (wl["namespace"], wl["name"]) if x))} <span class="sub">{_e(wl["apiVersion"])}'
                 + ("" if wl["found"] else '</span> <span class="flag">not in the state directory')
                 + (f'</span><div class="sub">labels: {_e(labels)}</div>' if labels else "</span>")
                 + f'<ul>{binding}</ul></li>')
     if p is not None:
         missing = "" if p["found"] else ' <span class="flag">not in the state directory</span>'
-        inner = (f'<li><span class="node-kind nk-policy">{_e(p["kind"])}</span>'
+        inner = (f'<li><span class="node-kind nk-policy">{_e(p["kind"])}</span> '
                  f'{_e("/".join(x for x in (p["namespace"], p["name"]) if x))}{missing}<ul>{template}</ul></li>')
     else:
         inner = template

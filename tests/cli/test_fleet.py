@@ -9,17 +9,13 @@ import re
 import pytest
 
 from tests.conftest import CLI, write
-from tests.fleet_scenario import LAST, at, clusters, karmactl, small_fleet
+from tests.fleet_scenario import LAST, at, clusters, hostile_fleet, karmactl, small_fleet_once
 
 
 @pytest.fixture(scope="module")
 def fleet_state(tmp_path_factory):
     """The small fleet of tests/fleet_scenario.py (read only: every test here only reads it)."""
-    root = tmp_path_factory.mktemp("fleet")
-    state = root / "state"
-    state.mkdir()
-    small_fleet(state, root)
-    return state
+    return small_fleet_once(tmp_path_factory)
 
 
 @pytest.fixture
@@ -139,42 +135,6 @@ def test_html_is_deterministic_and_self_contained(fcli, tmp_path):
     without_now = tmp_path / "c.html"
     fcli.ok("fleet", "-n", "shop", "--html", str(without_now))
     assert "as of" not in without_now.read_text()
-
-
-HOSTILE = '"><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
-
-
-def hostile_fleet(state, scratch) -> None:
-    """One Cluster whose Ready message and one Deployment whose observed status carry markup."""
-    clusters(state, ("member1",))
-    path = state / "clusters" / "member1.yaml"
-    text = path.read_text().replace("message: cluster is healthy and ready to accept workloads",
-                                    f"message: {json.dumps(HOSTILE)}")
-    path.write_text(text)
-    write(state / "app.yaml", f"""
-        apiVersion: apps/v1
-        kind: Deployment
-        metadata: {{name: web, namespace: default, labels: {{app: web}},
-                    annotations: {{note: {json.dumps(HOSTILE)}}}}}
-        spec:
-          replicas: 1
-          selector: {{matchLabels: {{app: web}}}}
-          template:
-            metadata: {{labels: {{app: web}}}}
-            spec: {{containers: [{{name: web, image: nginx}}]}}
-        ---
-        apiVersion: policy.karmada.io/v1alpha1
-        kind: PropagationPolicy
-        metadata: {{name: web, namespace: default}}
-        spec:
-          resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]
-          placement: {{clusterAffinity: {{clusterNames: [member1]}}}}
-        """)
-    karmactl(state, "reconcile", "--offline", "--now", at(0))
-    status = scratch / "status.yaml"
-    status.write_text(f"observedGeneration: 1\nreplicas: 1\nreadyReplicas: 1\nmessage: {json.dumps(HOSTILE)}\n")
-    karmactl(state, "--now", at(1), "observe", "deploy/web", "--cluster", "member1", "--status-file", str(status))
-    karmactl(state, "reconcile", "--offline", "--now", at(2))
 
 
 def test_html_escapes_what_the_state_directory_says(cli, state, tmp_path):
