@@ -199,10 +199,11 @@ def timeline(events: list[dict], clusters: list[dict]) -> list[dict]:
                                       t["object"]["name"], t["reason"], t["note"]))
 
 
-def timeline_objects(rows: list[tuple], clusters: list[dict]) -> set:
-    """The objects whose Events the timeline reads: the selected bindings and every Cluster, as
-    ``(group, kind, namespace, name)`` (:func:`karmactl.store.events.events_regarding`)."""
-    return {bkey for bkey, *_rest in rows} | {(*CLUSTER_KEY, "", c["name"]) for c in clusters}
+def timeline_objects(snap: Snapshot, rows: list[tuple]) -> set:
+    """The objects whose Events the timeline reads: the selected bindings (``rows`` of
+    :func:`selected_bindings`) and every Cluster, as ``(group, kind, namespace, name)``
+    (:func:`karmactl.store.events.events_regarding`)."""
+    return {bkey for bkey, *_rest in rows} | set(snap.keys_of_kind(*CLUSTER_KEY))
 
 
 def _works_by_binding(snap: Snapshot) -> dict:

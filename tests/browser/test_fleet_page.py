@@ -68,11 +68,12 @@ def expected_matrix(bindings: dict) -> dict:
     out = {}
     for b in bindings["items"]:
         res = b["spec"]["resource"]
-        desired = {c["name"]: c.get("replicas") for c in b["spec"].get("clusters") or []}
+        zero = 0 if b["spec"].get("replicas") is not None else None  # Kubernetes omits zero counts
+        desired = {c["name"]: c.get("replicas", zero) for c in b["spec"].get("clusters") or []}
         cells = {}
         for item in b["status"].get("aggregatedStatus") or []:
             want = desired.get(item["clusterName"])
-            ready = (item.get("status") or {}).get("readyReplicas")
+            ready = None if item.get("status") is None else item["status"].get("readyReplicas", zero)
             nums = "" if want is None and ready is None else f"{'?' if ready is None else ready}/{want}"
             cells[item["clusterName"]] = (nums, item["health"])
         out[f"{res['kind']}/{res['namespace']}/{res['name']}"] = cells

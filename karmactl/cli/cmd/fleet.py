@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Optional
@@ -91,8 +92,7 @@ def fleet_document(c: Context, namespace: str, all_namespaces: bool, selector: s
         focus = _focus(snap, workload, namespace) if workload else None
         scope = None if all_namespaces else namespace
         rows = fleetview.selected_bindings(snap, scope, sel)
-        objects = fleetview.timeline_objects(rows, fleetview.cluster_rows(snap))
-        events = [e for evs in events_regarding(c.state, objects).values() for e in evs]
+        events = [e for evs in events_regarding(c.state, fleetview.timeline_objects(snap, rows)).values() for e in evs]
         return fleetview.fleet_view(snap, rows, events, scope, c.now if c.now_text else None, focus)
 
 
@@ -134,11 +134,8 @@ def _print_table(doc: dict, all_namespaces: bool, with_tree: bool) -> None:
             else "No resources found")
     tty = sys.stdout.isatty()
     buf = io.StringIO()
-    console = Console(file=buf, force_terminal=tty, no_color=not tty, highlight=False, soft_wrap=False,
-                      width=None if tty else 100_000)
-    if tty:
-        import shutil
-        console.width = shutil.get_terminal_size().columns
+    width = shutil.get_terminal_size().columns if tty else 100_000  # a pipe gets whole lines
+    console = Console(file=buf, force_terminal=tty, no_color=not tty, highlight=False, soft_wrap=False, width=width)
     if doc["workloads"]:
         console.print(_table(doc, all_namespaces))
     if with_tree:
