@@ -171,3 +171,32 @@ def test_cluster_scoped_templates_show_with_all_namespaces(cli, state, tmp_path)
     assert [(p["cluster"], p["desired"], p["health"]) for p in w["placements"]] == [("member1", None, "Unknown")]
     assert "Namespace/team" in cli.ok("fleet", "-A", "--workload", "ns/team")
     assert json.loads(cli.ok("fleet", "-o", "json"))["workloads"] == []
+
+
+def test_a_cluster_under_graceful_eviction_shows_as_evicting(cli, state):
+    from tests.conftest import app_failover_policy, cluster_yaml
+
+    for name in ("member1", "member2"):
+        write(state / "clusters" / f"{name}.yaml", cluster_yaml(name))
+    write(state / "app.yaml", """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: nginx, namespace: default, labels: {app: nginx}}
+        spec:
+          replicas: 2
+          selector: {matchLabels: {app: nginx}}
+          template:
+            metadata: {labels: {app: nginx}}
+            spec: {containers: [{name: nginx, image: "nginx:1.25"}]}
+        """)
+    write(state / "policy.yaml", app_failover_policy(60))
+    cli.ok("reconcile", "--offline", "--now", at(0))
+    cli.ok("--now", at(1), "observe", "deploy/nginx", "--cluster", "member1", "--health", "Unhealthy")
+    cli.ok("--now", at(1), "observe", "deploy/nginx", "--cluster", "member2", "--health", "Healthy")
+    cli.ok("reconcile", "--offline", "--now", at(1.5))
+    cli.ok("reconcile", "--offline", "--now", at(2.5))  # past tolerationSeconds: a graceful eviction task
+    doc = json.loads(cli.ok("fleet", "-o", "json"))
+    [w] = doc["workloads"]
+    assert [(p["cluster"], p["scheduled"], p["evicting"], p["health"]) for p in w["placements"]] == [
+        ("member1", False, True, "Unhealthy"), ("member2", True, False, "Healthy")]
+    assert re.search(r"Deployment/nginx\s+2\s+Unhealthy evicting\s+\?/2 Healthy$", cli.ok("fleet"))
