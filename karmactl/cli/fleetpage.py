@@ -2,7 +2,8 @@
 (:func:`karmactl.cli.fleetview.fleet_view`'s document): the workload x cluster matrix, the failover
 timeline and the propagation trees.
 
-The page reaches nothing outside itself: CSS and the one script (a filter over the matrix) are
+The page reaches nothing outside itself: CSS and the one script (a filter over the matrix; a
+workload's link opens its tree) are
 inline, and its Content-Security-Policy allows no other source (``default-src 'none'``, the script
 by its SHA-256 only), so it can be kept as a CI artifact and opened anywhere. Every name, label and
 message comes from a state directory that may be a stranger's merge request: each is HTML-escaped
@@ -34,6 +35,13 @@ _SCRIPT = """
     }
     document.getElementById('shown').textContent = String(shown);
   });
+  // following a workload's link opens its propagation tree
+  function openTarget() {
+    var target = location.hash ? document.getElementById(location.hash.slice(1)) : null;
+    if (target && target.tagName === 'DETAILS') { target.open = true; }
+  }
+  window.addEventListener('hashchange', openTarget);
+  openTarget();
 })();
 """
 _SCRIPT_HASH = base64.b64encode(hashlib.sha256(_SCRIPT.encode("utf-8")).digest()).decode("ascii")

@@ -95,13 +95,12 @@ def test_small_fleet_page_shows_what_get_shows(browser, tmp_path_factory, tmp_pa
     for text in ("ClusterNotReady", "TaintClusterSucceed", "EvictWorkloadFromClusterSucceed",
                  "Result: {member1:3, member3:3}"):
         assert text in timeline
-    # the tree of web: closed until its row's link is followed, then its Works and clusters
+    # the tree of web: closed until its row's link is followed (which opens it), then its Works and clusters
     tree = page.locator('details.tree[data-workload="Deployment/shop/web"]')
     assert not tree.locator("li.work").first.is_visible()
     page.click('tr[data-workload="Deployment/shop/web"] a')
-    tree.locator("summary").click()
     works = tree.locator("li.work")
-    assert works.count() == 3
+    assert works.count() == 3 and all(works.nth(i).is_visible() for i in range(3))
     texts = [works.nth(i).inner_text() for i in range(3)]
     assert [t.split(" on ")[1].split()[0] for t in texts] == ["member1", "member2", "member3"]
     assert "terminating" in texts[1] and "PropagationPolicy" in tree.inner_text()
