@@ -1,7 +1,7 @@
 """A real headless browser for the pages karmactl writes: Debian's chromium driven by Playwright
 (the ``playwright`` package from PyPI, never ``playwright install``: the browser is the system's).
 
-:func:`browser_or_skip` starts one; where chromium or Playwright is missing the tests skip with one
+:func:`browser` starts one; where chromium or Playwright is missing (:func:`unavailable_reason`) the tests skip with one
 line, unless ``KARMACTL_REQUIRE_BROWSER=1`` (``.ci/run`` sets it after installing both), where they
 fail instead.
 """
