@@ -429,15 +429,20 @@ def waiting_for(snap: Snapshot, first_only: bool = False) -> list[str]:
     return out
 
 
+def _binding_label(key, b: dict) -> str:
+    """``Deployment default/nginx``: the binding's resource as :func:`waiting_for` names it."""
+    res = (b.get("spec") or {}).get("resource") or {}
+    return f"{res.get('kind') or key[1]} " + (f"{res.get('namespace')}/" if res.get("namespace") else "") + \
+        str(res.get("name") or key[3])
+
+
 def _binding_waits(snap: Snapshot, key, b: dict, pull: set) -> list[str]:
     """:func:`waiting_for`'s lines of one binding; the clusters of ``pull`` (Pull mode) are left out."""
     from karmactl.controllers.helper.cluster import CLUSTER_GK, effective_status
 
     status = b.get("status") or {}
     conds = {x.get("type"): x for x in status.get("conditions") or [] if isinstance(x, dict)}
-    res = (b.get("spec") or {}).get("resource") or {}
-    name = f"{res.get('kind') or key[1]} " + (f"{res.get('namespace')}/" if res.get("namespace") else "") + \
-        str(res.get("name") or key[3])
+    name = _binding_label(key, b)
     if (conds.get("Scheduled") or {}).get("status") != "True":
         return [f"{name}: not scheduled yet{_because(conds.get('Scheduled'))}"]
     out = []
@@ -454,12 +459,17 @@ def _binding_waits(snap: Snapshot, key, b: dict, pull: set) -> list[str]:
         if what:
             out.append(f"{name} on {cluster}: {what}")
     if (conds.get("FullyApplied") or {}).get("status") != "True" and not out:
-        missing = sorted(str(c) for c in desired if c not in seen and c not in pull)
-        if pull and not missing and all(c in pull or c in seen for c in desired):
-            return out
-        out.append(f"{name}: not applied yet" + (f" on {', '.join(missing)}" if missing else "") +
-                   _because(conds.get("FullyApplied")))
+        return _not_applied(name, desired, seen, pull, conds.get("FullyApplied"))
     return out
+
+
+def _not_applied(name: str, desired: dict, seen: set, pull: set, cond: dict | None) -> list[str]:
+    """The line of a binding not fully applied whose reported clusters all look fine: the target
+    clusters not reported yet (Pull clusters never are: none left means nothing to wait for)."""
+    missing = sorted(str(c) for c in desired if c not in seen and c not in pull)
+    if pull and not missing:
+        return []
+    return [f"{name}: not applied yet" + (f" on {', '.join(missing)}" if missing else "") + _because(cond)]
 
 
 def _because(cond: dict | None) -> str:

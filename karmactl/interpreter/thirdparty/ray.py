@@ -67,21 +67,26 @@ def _raycluster_health(obj: dict) -> bool:
         not has_condition(obj, "RayClusterReplicaFailure")
 
 
+def _summed_quantity(values: list) -> str:
+    """The sum of quantities as ``resource.Quantity`` prints it: BinarySI when one is written with a
+    binary suffix, else DecimalSI; ``"0"`` for none."""
+    from karmactl.api.quantity import BINARY_SI, DECIMAL_SI, canonical_quantity, parse_quantity
+
+    if not values:
+        return "0"
+    amount = sum((parse_quantity(v) for v in values), Fraction(0))
+    return canonical_quantity(amount, BINARY_SI if any(str(v).endswith("i") for v in values) else DECIMAL_SI)
+
+
 def _raycluster_merge(template: dict, statuses: list[dict]) -> dict:
     """Conditions of every member, worker counters and desired resources summed, the latest
     update time, and endpoints, head and state of the first member reporting them."""
-    from karmactl.api.quantity import parse_quantity
-    from karmactl.api.quantity import BINARY_SI, DECIMAL_SI, canonical_quantity as _canonical
-
     status = template_status(template)
     status["conditions"] = [deepcopy(c) for s in statuses for c in s.get("conditions") or []]
     for key in _WORKER_COUNTERS:
         status[key] = sum(number(s.get(key)) for s in statuses)
     for key in ("desiredCPU", "desiredMemory"):
-        values = [s[key] for s in statuses if s.get(key)]
-        amount = sum((parse_quantity(v) for v in values), Fraction(0))
-        fmt = BINARY_SI if any(str(v).endswith("i") for v in values) else DECIMAL_SI
-        status[key] = _canonical(amount, fmt) if values else "0"
+        status[key] = _summed_quantity([s[key] for s in statuses if s.get(key)])
     for key in ("desiredGPU", "desiredTPU"):
         status[key] = str(sum(number(s.get(key)) for s in statuses))
     times = [s["lastUpdateTime"] for s in statuses if s.get("lastUpdateTime")]
