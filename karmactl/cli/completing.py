@@ -33,7 +33,8 @@ VALUE_KINDS = {"--namespace": "namespaces", "-n": "namespaces", "--clusters": "c
                "--desired-file": "files", "--observed-file": "files", "--kubeconfig": "files",
                "--cluster-kubeconfig": "files", "--manifests": "dirs", "--state": "dirs",
                "--operation-scope": ["karmada", "members", "all"], "-s": ["karmada", "members", "all"],
-               "--health": ["Healthy", "Unhealthy"], "--kube-apiserver": "files"}
+               "--health": ["Healthy", "Unhealthy"], "--kube-apiserver": "files",
+               "--testdata": "files"}
 GET_FORMATS = ["json", "yaml", "name", "wide", "jsonpath=", "jsonpath-file=", "jsonpath-as-json=",
                "custom-columns=", "custom-columns-file="]
 # what a command's positional arguments complete to

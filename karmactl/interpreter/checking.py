@@ -111,9 +111,10 @@ def case_of_document(doc, source: str, index: int) -> Case:
                 status_items=items, replicas=replicas, output=doc.get("output"))
 
 
-def run_case(interpreter, case: Case) -> list[str]:
+def run_case(interpreter, case: Case, builtin: bool = False) -> list[str]:
     """Run ``case`` with ``interpreter`` (a :class:`karmactl.interpreter.Interpreter` holding the
-    customizations under test) and compare its results. Returns the problems, ``[]`` when it passes.
+    customizations under test; with ``builtin``, its built-in layers answer: third-party rules, then
+    native) and compare its results. Returns the problems, ``[]`` when it passes.
 
     An operation Karmada knows but this interpreter cannot run (``InterpretComponent`` without
     ``componentResource`` support) is one problem saying so.
@@ -122,7 +123,8 @@ def run_case(interpreter, case: Case) -> list[str]:
     if op is None:
         return [f"operation {case.operation or '(none)'} is not supported. Use one of: {', '.join(OPERATIONS)}"]
     try:
-        results = interpreter.run_rule(op, case.desired, case.observed, case.status_items, case.replicas)
+        results = interpreter.run_rule(op, case.desired, case.observed, case.status_items, case.replicas,
+                                       builtin=builtin)
     except InterpreterError as exc:
         message = str(exc)
         if op == "InterpretComponent" and "is not supported" in message:

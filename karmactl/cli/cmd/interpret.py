@@ -13,6 +13,12 @@ former ``customizations_tests.yaml`` (inputs in files); comparisons in
     karmactl interpret -f customization.yaml --operation InterpretReplica --observed-file guestbook.yaml
     karmactl interpret --operation InterpretHealth --observed-file cloneset.yaml     # built-in rules
     karmactl interpret -f customizations.yaml --check
+    karmactl interpret --check --testdata tests/interpreter/thirdparty/testdata   # built-in rules
+
+``--check --testdata DIR`` (no ``-f``) runs the ``*-test.yaml`` cases under ``DIR`` (or one such
+file) against the built-in layers, third-party then native, each case on the layer that answers for
+its object's kind, read, compared and reported as the cases of customizations are (a summary per
+kind, ``Kind.version.group``).
 
 Exit codes: 0 success (``--check``: cases ran and all passed); 1 ``--check`` found a failing case,
 a script that does not load or a refused customization (each named; the others still run); 2 bad
@@ -45,7 +51,11 @@ def register(app: typer.Typer) -> None:
                       "AggregateStatus, InterpretHealth, InterpretDependency, InterpretComponent.")),
                   check: bool = typer.Option(False, "--check", help="Check the scripts load, and run the test "
                                              "cases beside each file: testdata/*-test.yaml (Karmada's format) "
-                                             f"and {TESTS_FILE}."),
+                                             f"and {TESTS_FILE}; without -f, the cases of --testdata against "
+                                             "the built-in rules."),
+                  testdata: Optional[str] = typer.Option(None, "--testdata", help=(
+                      "With --check and no -f: a directory of *-test.yaml cases (Karmada's format; or one such "
+                      "file) to run against the built-in third-party and native rules.")),
                   desired_file: Optional[str] = typer.Option(None, "--desired-file", help="The desiredObj argument."),
                   observed_file: Optional[str] = typer.Option(None, "--observed-file", help="The observedObj argument."),
                   status_file: Optional[str] = typer.Option(None, "--status-file",
@@ -54,10 +64,14 @@ def register(app: typer.Typer) -> None:
                   desired_replica: int = typer.Option(0, "--desired-replica", help="The desiredReplica argument.")):
         """Run a customization's Lua rules locally, or check them against their test cases."""
         c: Context = ctx.obj
-        if check and not filename:
-            raise CLIError("--check needs the customizations to check: give -f")
+        if testdata is not None and (not check or filename):
+            raise CLIError("--testdata runs cases against the built-in rules: give it with --check and without -f "
+                           "(the cases of customizations are read from testdata/ beside their files)")
+        if check and not filename and testdata is None:
+            raise CLIError("--check needs the customizations to check (-f) or the cases of the built-in rules "
+                           "(--testdata DIR)")
         if check:
-            raise SystemExit(int(check_cmd(c, filename)))
+            raise SystemExit(int(check_cmd(c, filename) if filename else check_builtin_cmd(c, testdata)))
         interpret_cmd(c, filename, operation, desired_file, observed_file, status_file, desired_replica)
 
 
@@ -284,7 +298,45 @@ def check_cmd(c: Context, filenames: list[str]) -> int:
     cases = 0
     for directory, customizations in by_dir.items():
         cases += _check_directory(c, report, directory, customizations)
-    return _summary(report, cases, filenames)
+    return _summary(report, cases, "put Karmada-format cases in testdata/*-test.yaml (or a "
+                                   f"{TESTS_FILE}) beside the customization files of " + ", ".join(filenames))
+
+
+def check_builtin_cmd(c: Context, testdata: str) -> int:
+    """Run the ``*-test.yaml`` cases of ``testdata`` (a directory, searched recursively, or one
+    file) against the built-in layers (third-party rules, then native: ``Interpreter.run_rule``
+    with ``builtin``), compared as :func:`check_cmd` compares them.
+
+    Prints one ``PASS``/``FAIL [Kind.version.group/Operation]:case`` line per case (the failing
+    ones with their file, line and differences), then a summary per kind.
+
+    Returns the exit code: 0 when cases ran and all passed, 1 when a case failed or a file or
+    case could not be read.
+
+    Raises:
+        CLIError: no case found and nothing failed (exit 2).
+        InputError: ``testdata`` does not exist.
+    """
+    from karmactl.interpreter import Interpreter
+    from karmactl.interpreter.checking import run_case
+    from karmactl.store.state import InputError
+
+    path = Path(testdata)
+    if not path.exists():
+        raise InputError("no such file or directory (--testdata)", testdata)
+    report = _Report()
+    interpreter = Interpreter(now=c.now)
+    cases = _testdata_cases(report, path)
+    for case in cases:
+        target = case.target()
+        report.case(_kind_label(*target) if target else "(no object)", case, run_case(interpreter, case, builtin=True))
+    return _summary(report, len(cases), f"put Karmada-format cases (*-test.yaml) in {testdata}")
+
+
+def _kind_label(api_version: str, kind: str) -> str:
+    """``Kind.version.group`` (kubectl's fully qualified spelling), ``Kind.version`` for the core group."""
+    group, _, version = api_version.rpartition("/")
+    return ".".join(part for part in (kind, version, group) if part)
 
 
 def _print_table(vm, report: _Report, label: str, path: str, line: int, doc: dict, errors: list) -> None:
@@ -347,16 +399,22 @@ def _target(doc: dict) -> tuple[str, str]:
 
 
 def _new_cases(report: _Report, directory: Path) -> list:
-    """The cases of ``testdata/*-test.yaml`` (Karmada's format since v1.17), a file that cannot
-    be read or a case that cannot be run counted as one failure each."""
+    """The cases of ``testdata/*-test.yaml`` beside the customization files of ``directory``."""
+    testdata = directory / "testdata"
+    return _testdata_cases(report, testdata) if testdata.is_dir() else []
+
+
+def _testdata_cases(report: _Report, testdata: Path) -> list:
+    """The cases of the ``*-test.yaml`` files under ``testdata`` (a directory, recursively, or one
+    file; Karmada's format since v1.17), a file that cannot be read or a case that cannot be run
+    counted as one failure each."""
     from karmactl.interpreter.checking import CaseError, case_of_document
     from karmactl.store import yamlio
 
-    testdata = directory / "testdata"
-    if not testdata.is_dir():
-        return []
+    files = [testdata] if testdata.is_file() else \
+        sorted(f for f in testdata.rglob("*") if f.is_file() and f.name.endswith(("-test.yaml", "-test.yml")))
     cases = []
-    for file in sorted(f for f in testdata.rglob("*") if f.is_file() and f.name.endswith(("-test.yaml", "-test.yml"))):
+    for file in files:
         shown = str(file)
         try:
             docs = yamlio.load_all(file.read_text(encoding="utf-8"))
@@ -424,12 +482,12 @@ def _old_cases(report: _Report, directory: Path) -> list:
     return cases
 
 
-def _summary(report: _Report, cases: int, filenames: list[str]) -> int:
-    """Print the per-customization summary; the exit code."""
+def _summary(report: _Report, cases: int, hint: str) -> int:
+    """Print the summary per customization (per kind for the built-in rules); the exit code.
+    ``hint`` says where cases are looked for, in the message when none was found."""
     failures = sum(len(v) for v in report.failed.values())
     if not cases and not failures:
-        raise CLIError("no test cases found: put Karmada-format cases in testdata/*-test.yaml (or a "
-                       f"{TESTS_FILE}) beside the customization files of " + ", ".join(filenames))
+        raise CLIError("no test cases found: " + hint)
     out("-----------------------------------")
     out("SUMMARY:")
     for label in report.order:
@@ -444,4 +502,4 @@ def _summary(report: _Report, cases: int, filenames: list[str]) -> int:
     return ExitCode.CHANGES if failures else ExitCode.OK
 
 
-__all__ = ["check_cmd", "interpret_cmd", "load_customizations", "register"]
+__all__ = ["check_builtin_cmd", "check_cmd", "interpret_cmd", "load_customizations", "register"]
