@@ -144,6 +144,13 @@ class Settings:
             default off): the scheduler's placements are checked against every FederatedResourceQuota's
             ``overall`` and its ``overallUsed`` is summed from the ResourceBindings
             (``federatedQuotaEnforcement``, "false").
+        priority_based_scheduling: Karmada's feature gate ``PriorityBasedScheduling`` (beta since
+            v1.19, default on): the detector resolves a policy's ``schedulePriority`` into the
+            ResourceBinding's ``spec.schedulePriority.priority`` and the scheduler takes bindings in
+            priority order (``priorityBasedScheduling``, "true").
+        workload_affinity: Karmada's feature gate ``WorkloadAffinity`` (alpha, default off): the
+            detector writes ``spec.workloadAffinityGroups`` and the scheduler's WorkloadAffinity /
+            WorkloadAntiAffinity filters act on them (``workloadAffinity``, "false").
     """
 
     cluster_failover: bool = True
@@ -158,6 +165,8 @@ class Settings:
     policy_preemption: bool = False
     stateful_failover_injection: bool = False
     federated_quota_enforcement: bool = False
+    priority_based_scheduling: bool = True
+    workload_affinity: bool = False
     extra: dict = field(default_factory=dict)
 
     SETTINGS_KEY = ("", "ConfigMap", "karmada-system", "karmactl-config")
@@ -208,6 +217,8 @@ class Settings:
         s.policy_preemption = flag("propagationPolicyPreemption", s.policy_preemption)
         s.stateful_failover_injection = flag("statefulFailoverInjection", s.stateful_failover_injection)
         s.federated_quota_enforcement = flag("federatedQuotaEnforcement", s.federated_quota_enforcement)
+        s.priority_based_scheduling = flag("priorityBasedScheduling", s.priority_based_scheduling)
+        s.workload_affinity = flag("workloadAffinity", s.workload_affinity)
         s.failure_threshold = num("clusterFailureThreshold", s.failure_threshold)
         s.success_threshold = num("clusterSuccessThreshold", s.success_threshold)
         s.status_update_frequency = num("clusterStatusUpdateFrequency", s.status_update_frequency)
