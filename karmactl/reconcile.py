@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from karmactl.api import constants as C
 from karmactl.api.snapshot import Snapshot, StepContext
 from karmactl.pipeline.registry import PIPELINE
 from karmactl.store.events import stage_events
@@ -404,6 +405,35 @@ def converged(snap: Snapshot) -> tuple[bool, str]:
     return True, ""
 
 
+class GaveUp(TimeoutError):
+    """``reconcile --wait`` stops before its timeout: a run changed nothing and a binding cannot be
+    scheduled by waiting (:func:`unschedulable`); the message names it and says why."""
+
+
+def unschedulable(snap: Snapshot) -> str | None:
+    """Why a binding of ``snap`` cannot be scheduled however long one waits, or None.
+
+    A binding whose ``spec.schedulerName`` is not ``default-scheduler`` is never scheduled here;
+    one whose ``Scheduled`` condition is False is stuck while every Cluster is Ready (a NotReady or
+    unreachable Cluster may come back and change the answer, so then the wait goes on).
+    """
+    every_ready = all(any(c.get("type") == "Ready" and c.get("status") == "True"
+                          for c in ((snap.overlays.get(k) or {}).get("status") or snap.user[k].get("status") or {})
+                          .get("conditions") or [])
+                      for k in snap.keys_of_kind("cluster.karmada.io", "Cluster"))
+    for key in sorted(snap.bindings):
+        b = snap.bindings[key]
+        name = f"{key[2]}/{key[3]}" if key[2] else key[3]
+        scheduler = (b.get("spec") or {}).get("schedulerName")
+        if scheduler and scheduler != C.DEFAULT_SCHEDULER_NAME:
+            return (f"binding {name} cannot be scheduled: its spec.schedulerName is \"{scheduler}\", "
+                    f"not karmactl's {C.DEFAULT_SCHEDULER_NAME}")
+        cond = next((c for c in (b.get("status") or {}).get("conditions") or [] if c.get("type") == "Scheduled"), None)
+        if every_ready and cond is not None and cond.get("status") == "False":
+            return f"binding {name} cannot be scheduled: {cond.get('reason')}: {cond.get('message')}"
+    return None
+
+
 def run_until_converged(store: StateStore, clock, members: Members | None, timeout: float, interval: float = 0.5,
                         on_run=None, locked=None, offline: bool = False) -> int:
     """Runs until one changes nothing and, online, :func:`converged` holds: the members have
@@ -423,7 +453,8 @@ def run_until_converged(store: StateStore, clock, members: Members | None, timeo
         The number of runs.
 
     Raises:
-        TimeoutError: not converged within ``timeout`` (the message says what is missing).
+        TimeoutError: not converged within ``timeout`` (the message says what is missing);
+            :class:`GaveUp` before it, when a run changed nothing and a binding cannot be scheduled.
         InputError, NotConvergedError: from a run.
     """
     deadline = time.monotonic() + timeout
@@ -441,6 +472,10 @@ def run_until_converged(store: StateStore, clock, members: Members | None, timeo
             on_run(runs, report, ok, why)
         if ok and not report.changes:
             return runs
+        if not ok and not report.changes and report.after is not None:
+            stuck = unschedulable(report.after)
+            if stuck is not None:
+                raise GaveUp(stuck)
         if time.monotonic() > deadline:
             raise TimeoutError(why or "still changing")
         time.sleep(interval)

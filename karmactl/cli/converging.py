@@ -11,7 +11,8 @@ def wait_converged(c: Context, members, timeout: float, offline: bool = False, v
     scheduled, fully applied and healthy, and a run that changes nothing
     (``karmactl.reconcile.run_until_converged``). Each warning or member error is printed once.
 
-    Returns the last run's report. Raises CLIError (exit 4) on timeout.
+    Returns the last run's report. Raises CLIError (exit 4) on timeout, or before it when a binding
+    cannot be scheduled (``karmactl.reconcile.GaveUp``: the message names it and says why).
     """
     from karmactl.reconcile import run_until_converged
 
@@ -32,9 +33,13 @@ def wait_converged(c: Context, members, timeout: float, offline: bool = False, v
             said.add(why)
             err(f"reconcile #{runs}: {len(report.changes)} file(s) changed" + ("" if ok else f"; waiting: {why}"))
 
+    from karmactl.reconcile import GaveUp
+
     try:
         run_until_converged(store_of(c), lambda: wall_now(c), members, timeout, interval=1.0 if offline else 0.5,
                             on_run=on_run, locked=lambda: state_lock(store_of(c).root), offline=offline)
+    except GaveUp as exc:
+        raise CLIError(f"gave up before {timeout:g}s: {exc}", ExitCode.NOT_CONVERGED) from None
     except TimeoutError as exc:
         raise CLIError(f"did not converge within {timeout:g}s: {exc}", ExitCode.NOT_CONVERGED) from None
     return last[0]
