@@ -9,6 +9,7 @@ from karmactl.cli.objects import COMPUTED_KINDS
 from karmactl.cli.stores import store_of
 from karmactl.store.fsio import state_lock
 from karmactl.store.state import InputError, check_object, key_of, Source
+from karmactl.store.objects import cleared_namespace_message
 
 
 def apply_cmd(c: Context, paths: list[str], recursive: bool, dry_run: bool) -> None:
@@ -39,7 +40,11 @@ def apply_cmd(c: Context, paths: list[str], recursive: bool, dry_run: bool) -> N
         for obj, display, i, line in inputs:
             try:
                 obj, removed = strip_server_fields(obj)
+                written_ns = (obj.get("metadata") or {}).get("namespace") if isinstance(obj.get("metadata"), dict) else None
                 info = check_object(obj, store.registry, display, line)
+                if written_ns and not info.namespaced:
+                    err(f"warning: {display}:{line}: {info.kind} {obj['metadata'].get('name')}: "
+                        f"{cleared_namespace_message(written_ns)}")
                 key = key_of(obj)
                 if key[:2] in COMPUTED_KINDS:
                     raise InputError(f"{info.kind}s are computed by `karmactl reconcile` and cannot be applied; to "

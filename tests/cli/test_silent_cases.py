@@ -105,3 +105,41 @@ def test_a_policy_that_selects_its_templates_has_no_selection_warning(cli, state
     write(state / "policy.yaml", _policy("{clusterAffinity: {clusterNames: [member1]}}"))
     code, _out, err = cli("reconcile", "--offline", "--now", NOW)
     assert code == 0 and "warning" not in err, err
+
+
+WIDGETS = """
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.io}
+spec:
+  group: example.io
+  scope: Cluster
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+"""
+WIDGET = """
+apiVersion: example.io/v1
+kind: Widget
+metadata: {name: w1, namespace: default}
+spec: {a: 1}
+"""
+
+
+def test_a_cluster_scoped_custom_object_with_a_namespace_is_accepted_with_it_cleared(cli, state, tmp_path):
+    write(state / "crd.yaml", WIDGETS)
+    write(state / "widget.yaml", WIDGET)
+    code, _out, err = cli("reconcile", "--offline", "--now", NOW)
+    assert code == 0, err
+    assert cli.ok("get", "widgets", "w1", "-o", "jsonpath={.metadata.namespace}") == ""
+    (state / "widget.yaml").unlink()
+    write(tmp_path / "in.yaml", WIDGET)
+    code, _out, err = cli("apply", "-f", str(tmp_path / "in.yaml"))
+    assert code == 0, err
+    assert 'Widget w1: metadata.namespace "default" cleared: the kind is cluster-scoped' in err
+    stored = [p.read_text() for p in state.rglob("*.yaml") if "kind: Widget\n" in p.read_text()]
+    assert len(stored) == 1 and "namespace" not in stored[0], stored
+    assert "w1" in cli.ok("get", "widgets")
