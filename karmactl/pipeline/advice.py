@@ -14,6 +14,8 @@ expects); karmactl acts exactly as Karmada does and says so once per run (issue 
   kinds they do not know (only Pod, ReplicaSet, Deployment, DaemonSet, StatefulSet, Job);
 * MultiClusterIngress ``rules`` / ``tls`` / ``defaultBackend``: no Ingress is made on any member
   (Karmada leaves that to a multicluster cloud provider); only its status is computed;
+* a policy's deprecated ``association: true`` (no Karmada controller reads it; ``propagateDeps`` does
+  what it meant);
 * a (Cluster)PropagationPolicy that selects no resource template; resource templates no policy
   selects (one line naming the first few); ``clusterAffinity.clusterNames`` entries that name no Cluster.
 
@@ -39,6 +41,8 @@ def placement_advice(policy: dict, cluster_names: set) -> list[str]:
     out = []
     placement = (policy.get("spec") or {}).get("placement") or {}
     who = _ref(policy)
+    if (policy.get("spec") or {}).get("association"):
+        out.append(f"{who}: spec.association is not acted on: Karmada deprecated it and reads propagateDeps instead")
     constraints = placement.get("spreadConstraints") or []
     fields = {c.get("spreadByField") for c in constraints if c.get("spreadByField")}
     if fields & {"cluster", "region"}:

@@ -51,6 +51,8 @@ CASES = {
     "selects-nothing": (_policy("{clusterAffinity: {clusterNames: [member1]}}",
                                 selector="{apiVersion: apps/v1, kind: Deployment, name: nothing}"),
                         "PropagationPolicy default/web selects no resource template"),
+    "association": (_policy("{clusterAffinity: {clusterNames: [member1]}}", "  association: true\n"),
+                    "spec.association is not acted on"),
     "no-policy": ("", "1 resource template(s) selected by no PropagationPolicy"),
     "field-overrider-beside-rules": (_policy("{clusterAffinity: {clusterNames: [member1]}}") + """---
 apiVersion: policy.karmada.io/v1alpha1
