@@ -513,25 +513,38 @@ def step(loaded, out, now: str, ctx) -> bool:
                     inputs.claimed_elsewhere)
     for line in det.waiting:
         ctx.warn(line)
+    failures = {}
     for key, policy, error in det.failed:
         md = policy["metadata"]
-        note = (f"Apply policy({md['namespace']}/{md['name']}) failed: {error}" if policy["kind"] == "PropagationPolicy"
-                else f"Apply cluster policy({md['name']}) failed: {error}")
+        note = failures[key] = (f"Apply policy({md['namespace']}/{md['name']}) failed: {error}"
+                                if policy["kind"] == "PropagationPolicy" else
+                                f"Apply cluster policy({md['name']}) failed: {error}")
         what = f"{key[1]} {key[2] + '/' if key[2] else ''}{key[3]}"
         ctx.warn(f"{what}: {note}: no ResourceBinding is made or updated until the PriorityClass exists "
                  f"(spec.schedulePriority.priorityClassName of {_policy_ref(policy)})")
-        ctx.event(f"{what}: ApplyPolicyFailed: {note}")
     for key, taker, loser in det.preempted:
         what = f"{key[1]} {key[2] + '/' if key[2] else ''}{key[3]}"
         ctx.event(f"{_policy_ref(taker)}: PreemptPolicySucceed: preempted {_policy_ref(loser)} for {what}")
         ctx.event(f"{_policy_ref(loser)}: PreemptPolicySucceed: {what} preempted by {_policy_ref(taker)}")
     _gate_warnings(inputs, ctx)
     for key, claim in det.claims.items():
-        changed = out.set_overlay(key, refresh_overlay(key, templates[key], out.overlays.get(key), claim, now,
-                                                       hashes[key])) or changed
+        overlay = refresh_overlay(key, templates[key], out.overlays.get(key), claim, now, hashes[key])
+        changed = out.set_overlay(key, _with_failure(overlay, failures.get(key))) or changed
     for bkey, b in det.bindings.items():
         changed = out.set_binding(bkey, b) or changed
     return changed
+
+
+def _with_failure(overlay: dict, note: str | None) -> dict:
+    """``overlay`` with ``observed.applyPolicyFailed`` set to ``note`` (removed when None): the
+    Event ApplyPolicyFailed is derived from it (``pipeline/events.py``)."""
+    observed = overlay.get("observed") or {}
+    if observed.get("applyPolicyFailed") == note:
+        return overlay
+    observed = {k: v for k, v in observed.items() if k != "applyPolicyFailed"}
+    if note is not None:
+        observed["applyPolicyFailed"] = note
+    return dict(overlay, observed=observed)
 
 
 def _gate_warnings(inputs, ctx) -> None:

@@ -17,7 +17,9 @@ expects); karmactl acts exactly as Karmada does and says so once per run (issue 
 * a policy's deprecated ``association: true`` (no Karmada controller reads it; ``propagateDeps`` does
   what it meant);
 * a (Cluster)PropagationPolicy that selects no resource template; resource templates no policy
-  selects (one line naming the first few); ``clusterAffinity.clusterNames`` entries that name no Cluster.
+  selects (one line naming the first few; Namespaces, PriorityClasses and CRDs left out, which are
+  commonly kept on the control plane for what they give it); ``clusterAffinity.clusterNames``
+  entries that name no Cluster.
 
 A step of :data:`karmactl.pipeline.registry.PIPELINE` that changes nothing; it runs on the first
 pass only (after the detector and the scheduler have run once). Pure.
@@ -27,6 +29,12 @@ from __future__ import annotations
 from karmactl.api import constants as C
 
 NAMED_AT_MOST = 5  # templates named in the "selected by no policy" line
+
+# templates commonly kept on the control plane for what they give it: Namespaces (namespace sync
+# propagates them without a policy), PriorityClasses (read by schedulePriority), CRDs (they define
+# the kinds of the state directory; members usually have their own)
+_UNSELECTED_IS_NORMAL = frozenset({("", "Namespace"), ("scheduling.k8s.io", "PriorityClass"),
+                                   ("apiextensions.k8s.io", "CustomResourceDefinition")})
 
 _CONTAINER_KINDS = frozenset({"Pod", "ReplicaSet", "Deployment", "DaemonSet", "StatefulSet", "Job"})
 
@@ -119,8 +127,7 @@ def _selection_advice(loaded, out, ctx) -> list[str]:
         pid = labels.get(C.PP_PERMANENT_ID_LABEL) or labels.get(C.CPP_PERMANENT_ID_LABEL)
         if pid:
             claimed.add(pid)
-        elif key not in inputs.claimed_elsewhere and key[:2] not in (("", "Namespace"),
-                                                                        ("scheduling.k8s.io", "PriorityClass")):
+        elif key not in inputs.claimed_elsewhere and key[:2] not in _UNSELECTED_IS_NORMAL:
             unclaimed.append(key)
     lines = [f"{_ref(p)} selects no resource template (or another policy claims each one it selects): it "
              f"propagates nothing" for p in inputs.pps + inputs.cpps if policy_id(p) not in claimed]

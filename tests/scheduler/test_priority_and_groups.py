@@ -50,6 +50,8 @@ def test_the_binding_holds_the_resolved_priority_and_a_missing_class_fails_the_p
     assert code == 0
     assert 'Apply policy(default/web) failed: priorityclasses.scheduling.k8s.io "critical" not found' in err
     assert not (state / "computed" / "resourcebindings" / "default" / "web-deployment.json").exists()
+    described = cli.ok("describe", "deploy", "web", "-n", "default")
+    assert "ApplyPolicyFailed" in described and 'priorityclasses.scheduling.k8s.io "critical" not found' in described
 
     write(state / "pc.yaml", PRIORITY_CLASS)
     code, _out, err = cli("reconcile", "--offline", "--now", NOW)
