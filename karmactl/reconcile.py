@@ -177,6 +177,35 @@ def interpreter_of(snap: Snapshot, now: str):
     return Interpreter.for_snapshot(snap, now)
 
 
+def protected_removals(snap: Snapshot) -> list[str]:
+    """The resource templates removed from the state directory whose propagation would go with them
+    although they were labelled ``resourcetemplate.karmada.io/deletion-protected: Always`` (as the
+    member copies their Works carry show): Karmada's ResourceDeletionProtection webhook refuses to
+    delete such a template, so a run refuses to remove what it propagated. One line per template."""
+    from karmactl.controllers.helper.work import work_binding_key
+
+    orphans = {}
+    for key, b in snap.bindings.items():
+        res = (b.get("spec") or {}).get("resource") or {}
+        tkey = ((res.get("apiVersion") or "").rpartition("/")[0], res.get("kind") or "", res.get("namespace") or "",
+                res.get("name") or "")
+        if tkey not in snap.user:
+            orphans[key] = tkey
+    found: dict = {}
+    for work in snap.works.values() if orphans else ():
+        tkey = orphans.get(work_binding_key(work))
+        if tkey is None or tkey in found:
+            continue
+        for manifest in ((work.get("spec") or {}).get("workload") or {}).get("manifests") or []:
+            labels = (manifest.get("metadata") or {}).get("labels") or {} if isinstance(manifest, dict) else {}
+            if labels.get(C.DELETION_PROTECTED_LABEL) == "Always":
+                found[tkey] = (f"{tkey[1]} {tkey[2] + '/' if tkey[2] else ''}{tkey[3]} was removed from the state "
+                               f"directory: admission webhook \"resourcedeletionprotection.karmada.io\" denied the "
+                               f"request: This resource is protected, please make sure to remove the label: "
+                               f"{C.DELETION_PROTECTED_LABEL} (put it back without the label, reconcile, then delete it)")
+    return [found[k] for k in sorted(found)]
+
+
 def compute(snap: Snapshot, now: str, report: RunReport | None = None,
             observed: frozenset | None = None) -> Snapshot:
     """Run the control plane over ``snap`` until nothing changes; returns the new snapshot.
@@ -189,9 +218,13 @@ def compute(snap: Snapshot, now: str, report: RunReport | None = None,
 
     Raises:
         NotConvergedError: still changing after :data:`MAX_PASSES` passes.
-        InputError: invalid settings.
+        InputError: invalid settings; a deletion-protected template removed from the state
+            directory (:func:`protected_removals`).
     """
     report = report if report is not None else RunReport()
+    refused = protected_removals(snap)
+    if refused:
+        raise InputError.several([InputError(line) for line in refused])
     interpreter = interpreter_of(snap, now)
     ctx = StepContext(settings=settings_of(snap), warnings=report.warnings, events=report.events, observed=observed,
                       interpreter=interpreter)

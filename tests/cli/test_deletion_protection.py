@@ -66,3 +66,22 @@ def test_a_run_keeps_the_propagation_of_a_protected_template_whose_policy_is_gon
     assert "resourcetemplate.karmada.io/deletion-protected: Always" in err and "ConfigMap default/settings" in err
     assert (bindings / "settings-configmap.json").exists()
     assert not (bindings / "plain-configmap.json").exists()
+
+
+def test_a_run_refuses_to_remove_what_a_protected_template_removed_by_hand_propagated(cli, state):
+    write(state / "clusters.yaml", cluster_yaml("member1"))
+    write(state / "apps.yaml", _app())
+    write(state / "policy.yaml", POLICY)
+    cli.ok("reconcile", "--offline", "--now", NOW)
+    works = sorted(p.name for p in (state / "computed" / "works" / "karmada-es-member1").glob("*.json"))
+    write(state / "apps.yaml", _app().split("---")[1])  # the protected ConfigMap removed from its file
+    code, _out, err = cli("reconcile", "--offline", "--now", NOW)
+    assert code == 2
+    assert "ConfigMap default/settings was removed from the state directory: " + DENIAL in err
+    assert sorted(p.name for p in (state / "computed" / "works" / "karmada-es-member1").glob("*.json")) == works
+    # put back without the label, reconciled, then removed: its propagation goes
+    write(state / "apps.yaml", _app("Never"))
+    cli.ok("reconcile", "--offline", "--now", NOW)
+    write(state / "apps.yaml", _app().split("---")[1])
+    cli.ok("reconcile", "--offline", "--now", NOW)
+    assert not (state / "computed" / "resourcebindings" / "default" / "settings-configmap.json").exists()
