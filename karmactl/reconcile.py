@@ -270,6 +270,7 @@ def run(store: StateStore, options: RunOptions, members=None) -> RunReport:
             return _run_offline(store, options.now)
         report = RunReport()
         before = _without_expired_rebalancers(store, load(store), options.now, report, options.dry_run)
+        _selection_advice(before, report)
         members = OfflineMembers() if options.offline or members is None else members
         return _compute_and_write(store, before, options.now, members, report, options.dry_run)
 
@@ -332,7 +333,9 @@ def _run_partial(store: StateStore, now: str, report: RunReport, run_plan, start
     try:
         part = PartialRun.prepare(store, run_plan.index, run_plan.plan)
         try:
-            after = control_loop(part.snapshot(), now, OfflineMembers(), report)
+            sub = part.snapshot()
+            _selection_advice(sub, report, policies_too=False)
+            after = control_loop(sub, now, OfflineMembers(), report)
         except (InputError, NotConvergedError) as exc:
             raise FullRun(f"{type(exc).__name__}: {exc}") from None  # the full run reports it as it would
         return part.commit(after, report, now, started_ns), ""
@@ -371,8 +374,18 @@ def _load_full(store: StateStore, run_plan, now: str, report: RunReport) -> tupl
     owners = None
     if _delete_expired_rebalancers(store, before, now, report):
         before, later = load(store), None
+    _selection_advice(before, report)
     runindex.drop_index(store.root)
     return before, later
+
+
+def _selection_advice(snap: Snapshot, report: RunReport, policies_too: bool = True) -> None:
+    """The warnings of ``pipeline/advice.py: selection_advice`` over what the run loaded."""
+    from karmactl.pipeline.advice import selection_advice
+
+    for line in selection_advice(snap, settings_of(snap).skipped_namespaces, policies_too):
+        if line not in report.warnings:
+            report.warnings.append(line)
 
 
 ACT_ROUNDS = 3  # act -> observe -> compute rounds in one run while decisions keep changing Works

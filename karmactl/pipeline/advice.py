@@ -16,10 +16,10 @@ expects); karmactl acts exactly as Karmada does and says so once per run (issue 
   (Karmada leaves that to a multicluster cloud provider); only its status is computed;
 * a policy's deprecated ``association: true`` (no Karmada controller reads it; ``propagateDeps`` does
   what it meant);
-* a (Cluster)PropagationPolicy that selects no resource template; resource templates no policy
-  selects (one line naming the first few; Namespaces, PriorityClasses and CRDs left out, which are
-  commonly kept on the control plane for what they give it); ``clusterAffinity.clusterNames``
-  entries that name no Cluster.
+* ``clusterAffinity.clusterNames`` entries that name no Cluster;
+* (:func:`selection_advice`, called by the run on the whole snapshot it loaded) a
+  (Cluster)PropagationPolicy that selects no resource template, and each resource template no
+  policy selects.
 
 A step of :data:`karmactl.pipeline.registry.PIPELINE` that changes nothing; it runs on the first
 pass only (after the detector and the scheduler have run once). Pure.
@@ -27,8 +27,6 @@ pass only (after the detector and the scheduler have run once). Pure.
 from __future__ import annotations
 
 from karmactl.api import constants as C
-
-NAMED_AT_MOST = 5  # templates named in the "selected by no policy" line
 
 # templates commonly kept on the control plane for what they give it: Namespaces (namespace sync
 # propagates them without a policy), PriorityClasses (read by schedulePriority), CRDs (they define
@@ -115,27 +113,50 @@ def _binding_advice(out) -> list[str]:
     return lines
 
 
-def _selection_advice(loaded, out, ctx) -> list[str]:
-    """Policies selecting nothing and templates no policy selects (from the claims the detector left)."""
-    from karmactl.controllers.helper.template import template_inputs
-    from karmactl.controllers.detector import policy_id
+_DEPENDENCY_KINDS = frozenset({("", "ConfigMap"), ("", "Secret"), ("", "PersistentVolumeClaim"), ("", "ServiceAccount")})
 
-    inputs = template_inputs(loaded, ctx)
-    claimed, unclaimed = set(), []
-    for key in sorted(inputs.templates):
-        labels = ((out.overlays.get(key) or {}).get("metadata") or {}).get("labels") or {}
-        pid = labels.get(C.PP_PERMANENT_ID_LABEL) or labels.get(C.CPP_PERMANENT_ID_LABEL)
-        if pid:
-            claimed.add(pid)
-        elif key not in inputs.claimed_elsewhere and key[:2] not in _UNSELECTED_IS_NORMAL:
-            unclaimed.append(key)
-    lines = [f"{_ref(p)} selects no resource template (or another policy claims each one it selects): it "
-             f"propagates nothing" for p in inputs.pps + inputs.cpps if policy_id(p) not in claimed]
-    if unclaimed:
-        named = ", ".join(f"{k[1]} {k[2] + '/' if k[2] else ''}{k[3]}" for k in unclaimed[:NAMED_AT_MOST])
-        more = f" and {len(unclaimed) - NAMED_AT_MOST} more" if len(unclaimed) > NAMED_AT_MOST else ""
-        lines.append(f"{len(unclaimed)} resource template(s) selected by no PropagationPolicy or "
-                     f"ClusterPropagationPolicy stay on the control plane only: {named}{more}")
+
+def selection_advice(snap, skipped_namespaces: tuple, policies_too: bool = True) -> list[str]:
+    """Policies that select no resource template, and resource templates no policy selects (and
+    no binding propagates, e.g. as a dependency), over a whole loaded snapshot: one line each.
+
+    Called by the run on what it loaded (``karmactl/reconcile.py``), not by a step: a shard or a
+    partial run sees only part of the templates and policies. ``policies_too=False`` leaves out the
+    policy lines (a partial run, whose snapshot holds only the templates it recomputes).
+    Namespaces, PriorityClasses and CRDs are left out: they are commonly kept on the control plane
+    for what they give it. With ``propagateDeps`` anywhere, ConfigMaps, Secrets, PVCs and
+    ServiceAccounts are left out too (their bindings may come with their workload's).
+    """
+    from karmactl.api.selectors import policy_priority
+    from karmactl.controllers.detector import template_binding_key
+    from karmactl.controllers.helper.mcs import service_claims
+    from karmactl.controllers.helper.template import DetectorConfig, is_template
+
+    config = DetectorConfig(skipped_namespaces=skipped_namespaces)
+    policies = [snap.user[k] for kind in ("PropagationPolicy", "ClusterPropagationPolicy")
+                for k in snap.keys_of_kind("policy.karmada.io", kind)]
+    by_gvk: dict = {}
+    for p in policies:
+        for gvk in {(s.get("apiVersion"), s.get("kind")) for s in (p.get("spec") or {}).get("resourceSelectors") or []}:
+            by_gvk.setdefault(gvk, []).append(p)
+    deps = any((p.get("spec") or {}).get("propagateDeps") for p in policies)
+    claimed_elsewhere = service_claims(snap)
+    selecting: set = set()
+    unselected = []
+    for key, obj in sorted(snap.user.items()):
+        if key[:2] in _UNSELECTED_IS_NORMAL or not is_template(key, obj, config):
+            continue
+        hits = [p for p in by_gvk.get((obj.get("apiVersion"), obj.get("kind")), ())
+                if (p["kind"] == "ClusterPropagationPolicy" or p["metadata"].get("namespace") == key[2])
+                and policy_priority(p, obj) > 0]
+        selecting.update(id(p) for p in hits)
+        if not hits and key not in claimed_elsewhere and template_binding_key(key) not in snap.bindings \
+                and not (deps and key[:2] in _DEPENDENCY_KINDS):
+            unselected.append(key)
+    lines = [f"{_ref(p)} selects no resource template: it propagates nothing"
+             for p in policies if policies_too and id(p) not in selecting]
+    lines += [f"{k[1]} {k[2] + '/' if k[2] else ''}{k[3]}: selected by no PropagationPolicy or "
+              f"ClusterPropagationPolicy, it stays on the control plane only" for k in unselected]
     return lines
 
 
@@ -154,10 +175,9 @@ def step(loaded, out, now: str, ctx) -> bool:
     for key in loaded.keys_of_kind("networking.karmada.io", "MultiClusterIngress"):
         lines += _ingress_advice(loaded.user[key])
     lines += _binding_advice(out)
-    lines += _selection_advice(loaded, out, ctx)
     for line in lines:
         ctx.warn(line)
     return False
 
 
-__all__ = ["override_advice", "placement_advice", "step"]
+__all__ = ["override_advice", "placement_advice", "selection_advice", "step"]

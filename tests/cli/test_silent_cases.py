@@ -50,10 +50,10 @@ CASES = {
                         "clusterNames names no Cluster: member9"),
     "selects-nothing": (_policy("{clusterAffinity: {clusterNames: [member1]}}",
                                 selector="{apiVersion: apps/v1, kind: Deployment, name: nothing}"),
-                        "PropagationPolicy default/web selects no resource template"),
+                        "PropagationPolicy default/web selects no resource template: it propagates nothing"),
     "association": (_policy("{clusterAffinity: {clusterNames: [member1]}}", "  association: true\n"),
                     "spec.association is not acted on"),
-    "no-policy": ("", "1 resource template(s) selected by no PropagationPolicy"),
+    "no-policy": ("", "Deployment default/web: selected by no PropagationPolicy or ClusterPropagationPolicy"),
     "field-overrider-beside-rules": (_policy("{clusterAffinity: {clusterNames: [member1]}}") + """---
 apiVersion: policy.karmada.io/v1alpha1
 kind: OverridePolicy
