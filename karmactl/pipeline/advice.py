@@ -140,18 +140,22 @@ def selection_advice(snap, skipped_namespaces: tuple, policies_too: bool = True)
         for gvk in {(s.get("apiVersion"), s.get("kind")) for s in (p.get("spec") or {}).get("resourceSelectors") or []}:
             by_gvk.setdefault(gvk, []).append(p)
     deps = any((p.get("spec") or {}).get("propagateDeps") for p in policies)
-    claimed_elsewhere = service_claims(snap)
+    # templates left on the control plane without a word: propagated otherwise, or usually kept there
+    elsewhere = set(service_claims(snap)) | {k for k in snap.user if template_binding_key(k) in snap.bindings}
+
+    def selectors_of(key, obj) -> list:
+        return [p for p in by_gvk.get((obj.get("apiVersion"), obj.get("kind")), ())
+                if (p["kind"] == "ClusterPropagationPolicy" or p["metadata"].get("namespace") == key[2])
+                and policy_priority(p, obj) > 0]
+
     selecting: set = set()
     unselected = []
     for key, obj in sorted(snap.user.items()):
         if key[:2] in _UNSELECTED_IS_NORMAL or not is_template(key, obj, config):
             continue
-        hits = [p for p in by_gvk.get((obj.get("apiVersion"), obj.get("kind")), ())
-                if (p["kind"] == "ClusterPropagationPolicy" or p["metadata"].get("namespace") == key[2])
-                and policy_priority(p, obj) > 0]
+        hits = selectors_of(key, obj)
         selecting.update(id(p) for p in hits)
-        if not hits and key not in claimed_elsewhere and template_binding_key(key) not in snap.bindings \
-                and not (deps and key[:2] in _DEPENDENCY_KINDS):
+        if not hits and key not in elsewhere and not (deps and key[:2] in _DEPENDENCY_KINDS):
             unselected.append(key)
     lines = [f"{_ref(p)} selects no resource template: it propagates nothing"
              for p in policies if policies_too and id(p) not in selecting]
