@@ -5,7 +5,7 @@ from __future__ import annotations
 from tests.members.conftest import members, nginx, policy  # noqa: F401  (the fixture)
 
 
-def test_wait_names_a_binding_placed_on_no_existing_cluster_and_stops_early(cli, state, members):  # noqa: F811
+def test_wait_names_a_binding_that_cannot_be_scheduled_and_why(cli, state, members):  # noqa: F811
     nginx(state)
     policy(state, clusters=("member9",))
     code, _out, err = cli("reconcile", "--wait", "--timeout", "120s")
@@ -13,10 +13,7 @@ def test_wait_names_a_binding_placed_on_no_existing_cluster_and_stops_early(cli,
     assert "gave up before 120s: binding default/nginx-deployment cannot be scheduled: NoClusterFit" in err, err
     assert "clusterNames names no Cluster: member9" in err
 
-
-def test_wait_names_a_binding_left_for_another_scheduler(cli, state, members):  # noqa: F811
-    nginx(state)
-    policy(state, extra="  schedulerName: volcano")
+    policy(state, extra="  schedulerName: volcano")  # left for another scheduler
     code, _out, err = cli("reconcile", "--wait", "--timeout", "120s")
     assert code == 4
     assert 'binding default/nginx-deployment cannot be scheduled: its spec.schedulerName is "volcano"' in err, err
