@@ -151,11 +151,12 @@ def selection_advice(snap, skipped_namespaces: tuple, policies_too: bool = True)
     selecting: set = set()
     unselected = []
     for key, obj in sorted(snap.user.items()):
-        if key[:2] in _UNSELECTED_IS_NORMAL or not is_template(key, obj, config):
+        if not is_template(key, obj, config):
             continue
         hits = selectors_of(key, obj)
         selecting.update(id(p) for p in hits)
-        if not hits and key not in elsewhere and not (deps and key[:2] in _DEPENDENCY_KINDS):
+        if not hits and key not in elsewhere and key[:2] not in _UNSELECTED_IS_NORMAL \
+                and not (deps and key[:2] in _DEPENDENCY_KINDS):
             unselected.append(key)
     lines = [f"{_ref(p)} selects no resource template: it propagates nothing"
              for p in policies if policies_too and id(p) not in selecting]

@@ -145,3 +145,18 @@ def test_a_cluster_scoped_custom_object_with_a_namespace_is_accepted_with_it_cle
     stored = [p.read_text() for p in state.rglob("*.yaml") if "kind: Widget\n" in p.read_text()]
     assert len(stored) == 1 and "namespace" not in stored[0], stored
     assert "w1" in cli.ok("get", "widgets")
+
+
+def test_a_policy_selecting_only_a_crd_selects_something(cli, state):
+    write(state / "clusters.yaml", cluster_yaml("member1"))
+    write(state / "crd.yaml", WIDGETS)
+    write(state / "policy.yaml", """
+apiVersion: policy.karmada.io/v1alpha1
+kind: ClusterPropagationPolicy
+metadata: {name: crds}
+spec:
+  resourceSelectors: [{apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, name: widgets.example.io}]
+  placement: {clusterAffinity: {clusterNames: [member1]}}
+""")
+    code, _out, err = cli("reconcile", "--offline", "--now", NOW)
+    assert code == 0 and "warning" not in err, err
