@@ -15,7 +15,10 @@ What is translated and where it goes:
   flag for become ``kubectl`` lines;
 * the ConfigMap ``karmada-system/karmactl-config`` becomes karmada-controller-manager flags
   (``cmd/controller-manager/app/options/options.go``, ``cluster_failover.go``) and feature gates
-  (``pkg/features/features.go``); MultiClusterServices add the gate ``MultiClusterService``.
+  (``pkg/features/features.go``); MultiClusterServices add the gate ``MultiClusterService``; the
+  scheduling gates (``priorityBasedScheduling`` off, ``workloadAffinity`` on) go to the scheduler
+  too (``karmada-scheduler.flags``); every setting without a Karmada equivalent
+  (:data:`UNTRANSLATED_SETTINGS`) is listed in REPORT.md.
 """
 from __future__ import annotations
 

@@ -17,6 +17,12 @@ deleted or no longer matches), karmactl removes the binding, so its Works and me
 too. Karmada leaves such a binding (and the member copies) behind with no file that could ever
 delete it; in a file-backed tool, removing the policy file is how a user stops propagating.
 
+The binding's ``spec.schedulePriority`` (gate ``PriorityBasedScheduling``) and
+``spec.workloadAffinityGroups`` (gate ``WorkloadAffinity``) are resolved, not copied
+(:func:`binding_extras`); a PriorityClass that does not exist fails the policy's application
+(``ApplyPolicyFailed``). A template labelled ``resourcetemplate.karmada.io/deletion-protected: Always``
+keeps its binding when no policy selects it any more (the deviation below does not apply to it).
+
 Policy preemption (``pkg/detector/preemption.go``) behind Karmada's feature gate
 ``PropagationPolicyPreemption`` (karmactl-config ``propagationPolicyPreemption``, off by default):
 see :func:`preempting_policy`.

@@ -56,6 +56,8 @@ class GroupIndex:
             self.where[key] = slots
 
     def peers(self, field: str, namespace: str, group: str) -> dict:
+        """``{binding name: binding}`` of ``namespace`` in ``group`` (``field``: :data:`AFFINITY`
+        or :data:`ANTI_AFFINITY`)."""
         return self.groups.get((field, namespace, group), {})
 
 
