@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from karmactl.api import constants as C
 from karmactl.api.snapshot import Snapshot, StepContext
 from karmactl.pipeline.registry import PIPELINE
 from karmactl.store.events import stage_events
@@ -183,6 +184,35 @@ def interpreter_of(snap: Snapshot, now: str):
     return Interpreter.for_snapshot(snap, now)
 
 
+def protected_removals(snap: Snapshot) -> list[str]:
+    """The resource templates removed from the state directory whose propagation would go with them
+    although they were labelled ``resourcetemplate.karmada.io/deletion-protected: Always`` (as the
+    member copies their Works carry show): Karmada's ResourceDeletionProtection webhook refuses to
+    delete such a template, so a run refuses to remove what it propagated. One line per template."""
+    from karmactl.controllers.helper.work import work_binding_key
+
+    orphans = {}
+    for key, b in snap.bindings.items():
+        res = (b.get("spec") or {}).get("resource") or {}
+        tkey = ((res.get("apiVersion") or "").rpartition("/")[0], res.get("kind") or "", res.get("namespace") or "",
+                res.get("name") or "")
+        if tkey not in snap.user:
+            orphans[key] = tkey
+    found: dict = {}
+    for work in snap.works.values() if orphans else ():
+        tkey = orphans.get(work_binding_key(work))
+        if tkey is None or tkey in found:
+            continue
+        for manifest in ((work.get("spec") or {}).get("workload") or {}).get("manifests") or []:
+            labels = (manifest.get("metadata") or {}).get("labels") or {} if isinstance(manifest, dict) else {}
+            if labels.get(C.DELETION_PROTECTED_LABEL) == "Always":
+                found[tkey] = (f"{tkey[1]} {tkey[2] + '/' if tkey[2] else ''}{tkey[3]} was removed from the state "
+                               f"directory: admission webhook \"resourcedeletionprotection.karmada.io\" denied the "
+                               f"request: This resource is protected, please make sure to remove the label: "
+                               f"{C.DELETION_PROTECTED_LABEL} (put it back without the label, reconcile, then delete it)")
+    return [found[k] for k in sorted(found)]
+
+
 def compute(snap: Snapshot, now: str, report: RunReport | None = None,
             observed: frozenset | None = None) -> Snapshot:
     """Run the control plane over ``snap`` until nothing changes; returns the new snapshot.
@@ -195,9 +225,13 @@ def compute(snap: Snapshot, now: str, report: RunReport | None = None,
 
     Raises:
         NotConvergedError: still changing after :data:`MAX_PASSES` passes.
-        InputError: invalid settings.
+        InputError: invalid settings; a deletion-protected template removed from the state
+            directory (:func:`protected_removals`).
     """
     report = report if report is not None else RunReport()
+    refused = protected_removals(snap)
+    if refused:
+        raise InputError.several([InputError(line) for line in refused])
     interpreter = interpreter_of(snap, now)
     ctx = StepContext(settings=settings_of(snap), warnings=report.warnings, events=report.events, observed=observed,
                       interpreter=interpreter)
@@ -243,6 +277,7 @@ def run(store: StateStore, options: RunOptions, members=None) -> RunReport:
             return _run_offline(store, options.now)
         report = RunReport()
         before = _without_expired_rebalancers(store, load(store), options.now, report, options.dry_run)
+        _selection_advice(before, report)
         members = OfflineMembers() if options.offline or members is None else members
         return _compute_and_write(store, before, options.now, members, report, options.dry_run)
 
@@ -306,6 +341,7 @@ def _run_partial(store: StateStore, now: str, report: RunReport, run_plan, start
         part = PartialRun.prepare(store, run_plan.index, run_plan.plan)
         try:
             computed_from = part.snapshot()
+            _selection_advice(computed_from, report, policies_too=False)
             after = control_loop(computed_from, now, OfflineMembers(), report)
         except (InputError, NotConvergedError) as exc:
             raise FullRun(f"{type(exc).__name__}: {exc}") from None  # the full run reports it as it would
@@ -347,8 +383,18 @@ def _load_full(store: StateStore, run_plan, now: str, report: RunReport) -> tupl
     owners = None
     if _delete_expired_rebalancers(store, before, now, report):
         before, later = load(store), None
+    _selection_advice(before, report)
     runindex.drop_index(store.root)
     return before, later
+
+
+def _selection_advice(snap: Snapshot, report: RunReport, policies_too: bool = True) -> None:
+    """The warnings of ``pipeline/advice.py: selection_advice`` over what the run loaded."""
+    from karmactl.pipeline.advice import selection_advice
+
+    for line in selection_advice(snap, settings_of(snap).skipped_namespaces, policies_too):
+        if line not in report.warnings:
+            report.warnings.append(line)
 
 
 ACT_ROUNDS = 3  # act -> observe -> compute rounds in one run while decisions keep changing Works
@@ -508,6 +554,35 @@ def _cluster_progress(item: dict, desired, cluster: str, cluster_status: dict) -
     return f"{item.get('health') or 'health not reported'} (as the member reports it)"
 
 
+class GaveUp(TimeoutError):
+    """``reconcile --wait`` stops before its timeout: a run changed nothing and a binding cannot be
+    scheduled by waiting (:func:`unschedulable`); the message names it and says why."""
+
+
+def unschedulable(snap: Snapshot) -> str | None:
+    """Why a binding of ``snap`` cannot be scheduled however long one waits, or None.
+
+    A binding whose ``spec.schedulerName`` is not ``default-scheduler`` is never scheduled here;
+    one whose ``Scheduled`` condition is False is stuck while every Cluster is Ready (a NotReady or
+    unreachable Cluster may come back and change the answer, so then the wait goes on).
+    """
+    every_ready = all(any(c.get("type") == "Ready" and c.get("status") == "True"
+                          for c in ((snap.overlays.get(k) or {}).get("status") or snap.user[k].get("status") or {})
+                          .get("conditions") or [])
+                      for k in snap.keys_of_kind("cluster.karmada.io", "Cluster"))
+    for key in sorted(snap.bindings):
+        b = snap.bindings[key]
+        name = f"{key[2]}/{key[3]}" if key[2] else key[3]
+        scheduler = (b.get("spec") or {}).get("schedulerName")
+        if scheduler and scheduler != C.DEFAULT_SCHEDULER_NAME:
+            return (f"binding {name} cannot be scheduled: its spec.schedulerName is \"{scheduler}\", "
+                    f"not karmactl's {C.DEFAULT_SCHEDULER_NAME}")
+        cond = next((c for c in (b.get("status") or {}).get("conditions") or [] if c.get("type") == "Scheduled"), None)
+        if every_ready and cond is not None and cond.get("status") == "False":
+            return f"binding {name} cannot be scheduled: {cond.get('reason')}: {cond.get('message')}"
+    return None
+
+
 def run_until_converged(store: StateStore, clock, members: Members | None, timeout: float, interval: float = 0.5,
                         on_run=None, locked=None, offline: bool = False) -> int:
     """Runs until one changes nothing and, online, :func:`converged` holds: the members have
@@ -527,7 +602,8 @@ def run_until_converged(store: StateStore, clock, members: Members | None, timeo
         The number of runs.
 
     Raises:
-        TimeoutError: not converged within ``timeout`` (the message says what is missing).
+        TimeoutError: not converged within ``timeout`` (the message says what is missing);
+            :class:`GaveUp` before it, when a run changed nothing and a binding cannot be scheduled.
         InputError, NotConvergedError: from a run.
     """
     deadline = time.monotonic() + timeout
@@ -545,6 +621,10 @@ def run_until_converged(store: StateStore, clock, members: Members | None, timeo
             on_run(runs, report, ok, why)
         if ok and not report.changes:
             return runs
+        if not ok and not report.changes and report.after is not None:
+            stuck = unschedulable(report.after)
+            if stuck is not None:
+                raise GaveUp(stuck)
         if time.monotonic() > deadline:
             raise TimeoutError(why or "still changing")
         time.sleep(interval)

@@ -15,7 +15,10 @@ What is translated and where it goes:
   flag for become ``kubectl`` lines;
 * the ConfigMap ``karmada-system/karmactl-config`` becomes karmada-controller-manager flags
   (``cmd/controller-manager/app/options/options.go``, ``cluster_failover.go``) and feature gates
-  (``pkg/features/features.go``); MultiClusterServices add the gate ``MultiClusterService``.
+  (``pkg/features/features.go``); MultiClusterServices add the gate ``MultiClusterService``; the
+  scheduling gates (``priorityBasedScheduling`` off, ``workloadAffinity`` on) go to the scheduler
+  too (``karmada-scheduler.flags``); every setting without a Karmada equivalent
+  (:data:`UNTRANSLATED_SETTINGS`) is listed in REPORT.md.
 """
 from __future__ import annotations
 
@@ -69,7 +72,18 @@ UNTRANSLATED_SETTINGS = {
     "conditionDetectionTimeout": "Karmada's control plane runs no detection command",
     "detectFailureThreshold": "Karmada has no thresholds for detected conditions",
     "detectSuccessThreshold": "Karmada has no thresholds for detected conditions",
+    "memberRetries": "Karmada's member clients retry a 429/5xx with Retry-After as client-go does (10 times); "
+                     "it has no flag to change that",
 }
+"""karmactl-config keys without a Karmada equivalent: each one set is listed in REPORT.md with its reason."""
+
+TRANSLATED_SETTINGS = frozenset({
+    "clusterFailover", "clusterFailureThreshold", "clusterSuccessThreshold", "clusterStatusUpdateFrequency",
+    "gracefulEvictionTimeout", "noExecuteTaintEvictionPurgeMode", "propagationPolicyPreemption",
+    "skippedPropagatingNamespaces", "memberQPS", "memberBurst", "statefulFailoverInjection",
+    "federatedQuotaEnforcement", "priorityBasedScheduling", "workloadAffinity", "multiplePodTemplatesScheduling",
+})
+"""karmactl-config keys that become Karmada component flags (:func:`_settings_flags`)."""
 
 
 @dataclass(frozen=True)
@@ -107,8 +121,10 @@ class Export:
     Attributes:
         files: ``{file name: [objects]}`` in apply order (names from :data:`FILES`; empty ones absent).
         joins: one :class:`Join` per Cluster, by name.
-        controller_manager_flags: ``--flag=value`` strings (karmada-scheduler needs none: no
-            karmactl setting changes the scheduler, whose defaults are Karmada's).
+        controller_manager_flags: ``--flag=value`` strings for karmada-controller-manager.
+        scheduler_flags: ``--flag=value`` strings for karmada-scheduler (its feature gates
+            ``PriorityBasedScheduling`` and ``WorkloadAffinity`` when karmactl-config sets them
+            away from Karmada's defaults); empty when the scheduler's defaults are Karmada's.
         lossy: fields and settings a real Karmada would drop or reject.
         notes: behaviour differences that lose nothing written (defaults, implied Namespaces, stripped
             karmactl annotations), one line each.
@@ -117,6 +133,7 @@ class Export:
     files: dict = field(default_factory=dict)
     joins: list = field(default_factory=list)
     controller_manager_flags: list = field(default_factory=list)
+    scheduler_flags: list = field(default_factory=list)
     lossy: list = field(default_factory=list)
     notes: list = field(default_factory=list)
 
@@ -284,6 +301,17 @@ def _settings_flags(ex: Export, data: dict, has_taint_policies: bool, has_mcs: b
         gates["Failover"] = "true"
     if s.policy_preemption:
         gates["PropagationPolicyPreemption"] = "true"
+    if s.stateful_failover_injection:  # alpha, off by default: the application failover controller
+        gates["StatefulFailoverInjection"] = "true"
+    scheduler_gates = {}
+    if not s.priority_based_scheduling:  # beta, on by default: the detector and the scheduler's queue
+        gates["PriorityBasedScheduling"] = scheduler_gates["PriorityBasedScheduling"] = "false"
+    if s.workload_affinity:  # alpha, off by default: the detector's groups and the scheduler's filters
+        gates["WorkloadAffinity"] = scheduler_gates["WorkloadAffinity"] = "true"
+    if s.multiple_pod_templates_scheduling:  # alpha, off: the detector's components, the scheduler's sets
+        gates["MultiplePodTemplatesScheduling"] = scheduler_gates["MultiplePodTemplatesScheduling"] = "true"
+    if scheduler_gates:
+        ex.scheduler_flags.append("--feature-gates=" + ",".join(f"{k}={v}" for k, v in scheduler_gates.items()))
     if has_mcs:  # alpha, off by default (pkg/features/features.go)
         gates["MultiClusterService"] = "true"
     if s.federated_quota_enforcement:
@@ -292,12 +320,6 @@ def _settings_flags(ex: Export, data: dict, has_taint_policies: bool, has_mcs: b
         ex.notes.append("federatedQuotaEnforcement is true: start karmada-webhook with "
                         "--feature-gates=FederatedQuotaEnforcement=true as well (its ResourceBinding webhook "
                         "refuses placements beyond a FederatedResourceQuota's overall)")
-    if s.multiple_pod_templates_scheduling:
-        # the detector records components; the scheduler places multi-component workloads as sets
-        gates["MultiplePodTemplatesScheduling"] = "true"
-        ex.notes.append("multiplePodTemplatesScheduling is true: start karmada-scheduler with "
-                        "--feature-gates=MultiplePodTemplatesScheduling=true as well (it schedules a "
-                        "binding's components as one set)")
     if gates:
         cm.append("--feature-gates=" + ",".join(f"{k}={v}" for k, v in gates.items()))
     if s.cluster_failover:
@@ -386,8 +408,10 @@ def report_markdown(ex: Export, check: list | None = None) -> str:
             out.append(f"- `{name}`: {label} ({len(ex.files[name])})")
     out.append(f"- `join.sh`: {len(ex.joins)} member cluster(s)")
     out += ["", "## karmada-controller-manager flags", "", "```"] + ex.controller_manager_flags + ["```"]
-    if not any("MultiplePodTemplatesScheduling" in n for n in ex.notes):
-        out += ["", "karmada-scheduler needs no flags: no karmactl setting changes the scheduler."]
+    if ex.scheduler_flags:
+        out += ["", "## karmada-scheduler flags", "", "```"] + ex.scheduler_flags + ["```"]
+    else:
+        out += ["", "karmada-scheduler needs no flags: its defaults are karmactl's."]
     out += ["", f"## Dropped: fields and settings a real Karmada does not keep ({len(ex.lossy)})", ""]
     out += [f"- {lo.what}{' (' + lo.where + ')' if lo.where else ''}: `{lo.path}`: {lo.why}" for lo in ex.lossy] or ["none"]
     if ex.notes:
@@ -397,4 +421,5 @@ def report_markdown(ex: Export, check: list | None = None) -> str:
     return "\n".join(out) + "\n"
 
 
-__all__ = ["Export", "FILES", "Join", "Lossy", "PROPOSAL_FIELDS", "join_script", "report_markdown", "translate"]
+__all__ = ["Export", "FILES", "Join", "Lossy", "PROPOSAL_FIELDS", "TRANSLATED_SETTINGS", "UNTRANSLATED_SETTINGS",
+           "join_script", "report_markdown", "translate"]

@@ -149,6 +149,13 @@ class Settings:
             ``spec.components`` on their binding instead of ``replicas``/``replicaRequirements``, and a
             binding with components whose placement asks for exactly one cluster is scheduled as a
             whole set (``multiplePodTemplatesScheduling``, "false").
+        priority_based_scheduling: Karmada's feature gate ``PriorityBasedScheduling`` (beta since
+            v1.19, default on): the detector resolves a policy's ``schedulePriority`` into the
+            ResourceBinding's ``spec.schedulePriority.priority`` and the scheduler takes bindings in
+            priority order (``priorityBasedScheduling``, "true").
+        workload_affinity: Karmada's feature gate ``WorkloadAffinity`` (alpha, default off): the
+            detector writes ``spec.workloadAffinityGroups`` and the scheduler's WorkloadAffinity /
+            WorkloadAntiAffinity filters act on them (``workloadAffinity``, "false").
     """
 
     cluster_failover: bool = True
@@ -164,6 +171,8 @@ class Settings:
     stateful_failover_injection: bool = False
     federated_quota_enforcement: bool = False
     multiple_pod_templates_scheduling: bool = False
+    priority_based_scheduling: bool = True
+    workload_affinity: bool = False
     extra: dict = field(default_factory=dict)
 
     SETTINGS_KEY = ("", "ConfigMap", "karmada-system", "karmactl-config")
@@ -216,6 +225,8 @@ class Settings:
         s.federated_quota_enforcement = flag("federatedQuotaEnforcement", s.federated_quota_enforcement)
         s.multiple_pod_templates_scheduling = flag("multiplePodTemplatesScheduling",
                                                    s.multiple_pod_templates_scheduling)
+        s.priority_based_scheduling = flag("priorityBasedScheduling", s.priority_based_scheduling)
+        s.workload_affinity = flag("workloadAffinity", s.workload_affinity)
         s.failure_threshold = num("clusterFailureThreshold", s.failure_threshold)
         s.success_threshold = num("clusterSuccessThreshold", s.success_threshold)
         s.status_update_frequency = num("clusterStatusUpdateFrequency", s.status_update_frequency)

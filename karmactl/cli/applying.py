@@ -9,6 +9,7 @@ from karmactl.cli.objects import COMPUTED_KINDS
 from karmactl.cli.stores import store_of
 from karmactl.store.fsio import state_lock
 from karmactl.store.state import InputError, check_object, key_of, Source
+from karmactl.store.objects import cleared_namespace_message
 
 
 def generated_policy(info, obj: dict, clusters: list[str] | None) -> dict:
@@ -47,6 +48,37 @@ def _propagation_targets(index: dict, clusters: list[str] | None, all_clusters: 
     return clusters
 
 
+def _checked_input(store, obj: dict, display: str, i: int, line: int, seen: dict) -> tuple:
+    """One input object of ``apply`` checked as it will be stored: server-filled fields dropped, its
+    kind known and not computed, not given twice (``seen``: key -> where, updated), valid
+    (``normalize_object`` strict); a namespace on a cluster-scoped kind is warned about (the API
+    server clears it). Returns ``(object, removed field names, KindInfo, key)``.
+
+    Raises:
+        InputError: what is wrong, with the file, line, object and field.
+    """
+    from karmactl.api.objects import strip_server_fields
+    from karmactl.reconcile import normalize_object
+
+    obj, removed = strip_server_fields(obj)
+    written_ns = (obj.get("metadata") or {}).get("namespace") if isinstance(obj.get("metadata"), dict) else None
+    info = check_object(obj, store.registry, display, line)
+    if written_ns and not info.namespaced:
+        err(f"warning: {display}:{line}: {info.kind} {obj['metadata'].get('name')}: "
+            f"{cleared_namespace_message(written_ns)}")
+    key = key_of(obj)
+    if key[:2] in COMPUTED_KINDS:
+        raise InputError(f"{info.kind}s are computed by `karmactl reconcile` and cannot be applied; to "
+                         f"record what a member reports about a workload, use `karmactl observe KIND/NAME "
+                         f"--cluster CLUSTER --health Healthy|Unhealthy [--status-file F]`", display, line,
+                         f"{info.kind} {key[3]}", "kind")
+    if key in seen:
+        raise InputError(f"duplicate object: also in {seen[key]}", display, line, f"{info.kind} {key[3]}")
+    seen[key] = f"{display}:{line}"
+    normalize_object(obj, Source(display, i, line), store.registry, strict=True)  # validate; store as written
+    return obj, removed, info, key
+
+
 def apply_cmd(c: Context, paths: list[str], recursive: bool, dry_run: bool, kustomize_dir: str | None = None,
               clusters: list[str] | None = None, all_clusters: bool = False) -> None:
     """Store the objects of ``paths`` (and of the kustomization ``kustomize_dir``) in the state
@@ -62,7 +94,6 @@ def apply_cmd(c: Context, paths: list[str], recursive: bool, dry_run: bool, kust
     Raises:
         InputError: exit 2, listing every bad file, object and field.
     """
-    from karmactl.api.objects import strip_server_fields
     from karmactl.reconcile import normalize_object
     from karmactl.store import edit
 
@@ -80,18 +111,7 @@ def apply_cmd(c: Context, paths: list[str], recursive: bool, dry_run: bool, kust
         seen = {}
         for obj, display, i, line in inputs:
             try:
-                obj, removed = strip_server_fields(obj)
-                info = check_object(obj, store.registry, display, line)
-                key = key_of(obj)
-                if key[:2] in COMPUTED_KINDS:
-                    raise InputError(f"{info.kind}s are computed by `karmactl reconcile` and cannot be applied; to "
-                                     f"record what a member reports about a workload, use `karmactl observe KIND/NAME "
-                                     f"--cluster CLUSTER --health Healthy|Unhealthy [--status-file F]`", display, line,
-                                     f"{info.kind} {key[3]}", "kind")
-                if key in seen:
-                    raise InputError(f"duplicate object: also in {seen[key]}", display, line, f"{info.kind} {key[3]}")
-                seen[key] = f"{display}:{line}"
-                normalize_object(obj, Source(display, i, line), store.registry, strict=True)  # validate; store as written
+                obj, removed, info, key = _checked_input(store, obj, display, i, line, seen)
             except InputError as exc:
                 errors.append(exc)
                 continue

@@ -25,7 +25,8 @@ def wait_converged(c: Context, members, timeout: float, offline: bool = False, v
     ``changes``: a :class:`karmactl.cli.planning.RunChanges` each run's changes are folded into
     (for the summary ``reconcile`` prints at the end), or None.
 
-    Returns the last run's report. Raises CLIError (exit 4) on timeout.
+    Returns the last run's report. Raises CLIError (exit 4) on timeout, or before it when a binding
+    cannot be scheduled (``karmactl.reconcile.GaveUp``: the message names it and says why).
     """
     from karmactl.reconcile import run_until_converged, waiting_for
 
@@ -57,9 +58,13 @@ def wait_converged(c: Context, members, timeout: float, offline: bool = False, v
             pending = waiting_for(report.after) if report.after is not None else [why]
             err(f"still waiting ({spoke[0] - started:.0f}s of {timeout:g}s, run #{runs}): " + "; ".join(pending or [why]))
 
+    from karmactl.reconcile import GaveUp
+
     try:
         run_until_converged(store_of(c), lambda: wall_now(c), members, timeout, interval=1.0 if offline else 0.5,
                             on_run=on_run, locked=lambda: state_lock(store_of(c).root), offline=offline)
+    except GaveUp as exc:
+        raise CLIError(f"gave up before {timeout:g}s: {exc}", ExitCode.NOT_CONVERGED) from None
     except TimeoutError as exc:
         raise CLIError(f"did not converge within {timeout:g}s: {exc}", ExitCode.NOT_CONVERGED) from None
     return last[0]

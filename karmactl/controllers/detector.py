@@ -17,6 +17,12 @@ deleted or no longer matches), karmactl removes the binding, so its Works and me
 too. Karmada leaves such a binding (and the member copies) behind with no file that could ever
 delete it; in a file-backed tool, removing the policy file is how a user stops propagating.
 
+The binding's ``spec.schedulePriority`` (gate ``PriorityBasedScheduling``) and
+``spec.workloadAffinityGroups`` (gate ``WorkloadAffinity``) are resolved, not copied
+(:func:`binding_extras`); a PriorityClass that does not exist fails the policy's application
+(``ApplyPolicyFailed``). A template labelled ``resourcetemplate.karmada.io/deletion-protected: Always``
+keeps its binding when no policy selects it any more (the deviation below does not apply to it).
+
 Policy preemption (``pkg/detector/preemption.go``) behind Karmada's feature gate
 ``PropagationPolicyPreemption`` (karmactl-config ``propagationPolicyPreemption``, off by default):
 see :func:`preempting_policy`.
@@ -44,12 +50,15 @@ class DetectorResult:
         waiting: human messages for templates that could not be bound (missing dependent overrides).
         preempted: ``(template key, preempting policy, preempted policy)`` for every claim that
             moved to a higher-priority policy in this pass.
+        failed: ``(template key, policy, error)`` of every template whose policy could not be
+            applied (Karmada's ``ApplyPolicyFailed``): its binding stays as it was, or is not made.
     """
 
     bindings: dict = field(default_factory=dict)
     claims: dict = field(default_factory=dict)
     waiting: list = field(default_factory=list)
     preempted: list = field(default_factory=list)
+    failed: list = field(default_factory=list)
 
 
 class PolicyIndex:
@@ -201,8 +210,7 @@ def reconcile(templates: dict, views: dict, claims: dict, pps: list[dict], cpps:
     wanted: set = set()
     for key in sorted(templates):
         obj = templates[key]
-        _group, kind, ns, name = key
-        bkey = ("work.karmada.io", "ResourceBinding" if ns else "ClusterResourceBinding", ns, binding_name(name, kind))
+        bkey = template_binding_key(key)
         if claimed_elsewhere and key in claimed_elsewhere:
             result.claims[key] = claimed_elsewhere[key]
             wanted.add(bkey)  # its binding is the claiming controller's
@@ -214,12 +222,30 @@ def reconcile(templates: dict, views: dict, claims: dict, pps: list[dict], cpps:
             continue
         result.claims[key] = claim_metadata(policy)
         if _bind_template(key, bkey, obj, views[key], policy, bindings.get(bkey), override_names, now,
-                          interpret_replica, hashes, result):
+                          interpret_replica, hashes, result, config):
             wanted.add(bkey)
+    protected = {template_binding_key(k): k for k, o in templates.items() if _deletion_protected(o)}
     for bkey in bindings:
         if bkey not in wanted and _owned_by_detector(bindings[bkey]):
+            if bkey in protected:  # as Karmada, whose bindings outlive their policy: the copies stay
+                key = protected[bkey]
+                result.waiting.append(f"{key[1]} {key[2] + '/' if key[2] else ''}{key[3]}: no policy selects it any "
+                                      f"more, but it is labelled {C.DELETION_PROTECTED_LABEL}: Always, so its "
+                                      f"ResourceBinding and member copies stay; remove the label to stop propagating it")
+                continue
             result.bindings[bkey] = None
     return result
+
+
+def template_binding_key(key) -> tuple:
+    """The key of the binding the detector makes for a template key."""
+    _group, kind, ns, name = key
+    return ("work.karmada.io", "ResourceBinding" if ns else "ClusterResourceBinding", ns, binding_name(name, kind))
+
+
+def _deletion_protected(obj: dict) -> bool:
+    """``resourcetemplate.karmada.io/deletion-protected: Always`` (Karmada's ResourceDeletionProtection)."""
+    return ((obj.get("metadata") or {}).get("labels") or {}).get(C.DELETION_PROTECTED_LABEL) == "Always"
 
 
 def _policy_indexes(pps: list[dict], cpps: list[dict], memo: dict) -> tuple[dict, PolicyIndex]:
@@ -268,7 +294,7 @@ def _choose_policy(key, obj: dict, claim: dict, pp_by_key: dict, cpp_by_name: di
 
 
 def _bind_template(key, bkey, obj: dict, view: dict, policy: dict, old: dict | None, override_names: set, now: str,
-                   interpret_replica, hashes: dict, result: DetectorResult) -> bool:
+                   interpret_replica, hashes: dict, result: DetectorResult, config: DetectorConfig) -> bool:
     """The binding of a template claimed by ``policy`` into ``result.bindings`` (``old`` kept while
     dependent overrides are missing, the replicas cannot be interpreted, or a Lazy policy waits for
     the template to change). Returns whether the binding is wanted (False only when none exists
@@ -285,8 +311,14 @@ def _bind_template(key, bkey, obj: dict, view: dict, policy: dict, old: dict | N
         result.bindings[bkey] = old  # Lazy: policy changes wait for a change of the template itself
         return True
     try:
+        extra = binding_extras(bkey, view, policy, config)
+    except PriorityClassNotFound as exc:  # ApplyPolicyFailed: the binding stays as it was (or none is made)
+        result.failed.append((key, policy, str(exc)))
+        result.bindings[bkey] = old
+        return old is not None
+    try:
         result.bindings[bkey] = build_binding(bkey, view, obj, policy, old, now, interpret_replica,
-                                              _template_version(hashes, obj))
+                                              _template_version(hashes, obj), extra)
     except InterpreterError as exc:  # Karmada's detector retries: the binding stays as it was
         result.waiting.append(f"{kind} {ns + '/' if ns else ''}{name}: cannot interpret replicas: {exc}")
         result.bindings[bkey] = old
@@ -318,14 +350,60 @@ def _missing_dependent_overrides(policy: dict, override_names: set) -> list[str]
 
 
 _POLICY_FIELDS = ("propagateDeps", "schedulerName", "placement", "failover", "conflictResolution",
-                  "preserveResourcesOnDeletion", "schedulePriority")
+                  "preserveResourcesOnDeletion")
+
+
+class PriorityClassNotFound(LookupError):
+    """A policy's ``schedulePriority`` names a PriorityClass the state directory does not hold;
+    ``str()`` is the API server's answer Karmada's detector reports
+    (``priorityclasses.scheduling.k8s.io "<name>" not found``)."""
+
+
+def binding_extras(bkey, view: dict, policy: dict, config: DetectorConfig) -> dict:
+    """The binding fields the detector resolves rather than copies from the policy
+    (``BuildResourceBinding`` in ``pkg/detector/detector.go``); ResourceBindings only, as Karmada's
+    ``BuildClusterResourceBinding`` sets neither:
+
+    * ``schedulePriority: {priority: <value>}`` under the gate ``PriorityBasedScheduling``: the
+      ``value`` of the PriorityClass the policy's ``schedulePriority.priorityClassName`` names
+      (``priorityClassSource: KubePriorityClass``, the only source Karmada's CRD admits:
+      ``PodPriorityClass`` and ``FederatedPriorityClass`` are refused at load by its enum);
+    * ``workloadAffinityGroups`` under the gate ``WorkloadAffinity`` (``getWorkloadAffinityGroups``):
+      ``<groupByLabelKey>=<value>`` of the template's label for ``affinity`` / ``antiAffinity``,
+      absent when the template lacks the label.
+
+    Raises:
+        PriorityClassNotFound: the named PriorityClass does not exist.
+    """
+    extra: dict = {}
+    if bkey[1] != "ResourceBinding":
+        return extra
+    pspec = policy.get("spec") or {}
+    wanted = pspec.get("schedulePriority")
+    if config.priority_classes is not None and isinstance(wanted, dict):
+        name = wanted.get("priorityClassName") or ""
+        if name not in config.priority_classes:
+            raise PriorityClassNotFound(f'priorityclasses.scheduling.k8s.io "{name}" not found')
+        extra["schedulePriority"] = {"priority": int(config.priority_classes[name] or 0)}
+    affinity = (pspec.get("placement") or {}).get("workloadAffinity")
+    if config.workload_affinity and isinstance(affinity, dict):
+        labels = (view.get("metadata") or {}).get("labels") or {}
+        groups = {}
+        for term, out_name in (("affinity", "affinityGroup"), ("antiAffinity", "antiAffinityGroup")):
+            label_key = (affinity.get(term) or {}).get("groupByLabelKey")
+            if label_key and label_key in labels:
+                groups[out_name] = f"{label_key}={labels[label_key]}"
+        if groups:
+            extra["workloadAffinityGroups"] = groups
+    return extra
 
 
 def build_binding(bkey, view: dict, obj: dict, policy: dict, old: dict | None, now: str, interpret_replica,
-                  version: str | None = None) -> dict:
+                  version: str | None = None, extra: dict | None = None) -> dict:
     """The desired ResourceBinding / ClusterResourceBinding for a template claimed by ``policy`` (§2.5).
 
-    ``version`` is :func:`template_hash` of ``obj`` when the caller has it already.
+    ``version`` is :func:`template_hash` of ``obj`` when the caller has it already; ``extra`` holds
+    the fields :func:`binding_extras` resolved.
 
     ``old`` keeps its scheduler-owned spec fields, its status, its extra annotations (e.g. the
     applied placement written by the scheduler) and its creationTimestamp; ``metadata.generation``
@@ -334,6 +412,8 @@ def build_binding(bkey, view: dict, obj: dict, policy: dict, old: dict | None, n
     pspec = policy.get("spec") or {}
     metadata = _binding_metadata(bkey, view, claim_metadata(policy), (old or {}).get("metadata") or {}, now)
     spec = _binding_spec(view, obj, pspec, (old or {}).get("spec") or {}, interpret_replica, version)
+    if extra:
+        spec.update(extra)
     binding = {"apiVersion": C.WORK_API_V2, "kind": bkey[1], "metadata": metadata, "spec": spec}
     if old is not None and old.get("status") is not None:
         binding["status"] = old["status"]
@@ -445,18 +525,52 @@ def step(loaded, out, now: str, ctx) -> bool:
                     inputs.claimed_elsewhere)
     for line in det.waiting:
         ctx.warn(line)
+    failures = {}
+    for key, policy, error in det.failed:
+        md = policy["metadata"]
+        note = failures[key] = (f"Apply policy({md['namespace']}/{md['name']}) failed: {error}"
+                                if policy["kind"] == "PropagationPolicy" else
+                                f"Apply cluster policy({md['name']}) failed: {error}")
+        what = f"{key[1]} {key[2] + '/' if key[2] else ''}{key[3]}"
+        ctx.warn(f"{what}: {note}: no ResourceBinding is made or updated until the PriorityClass exists "
+                 f"(spec.schedulePriority.priorityClassName of {_policy_ref(policy)})")
     for key, taker, loser in det.preempted:
         what = f"{key[1]} {key[2] + '/' if key[2] else ''}{key[3]}"
         ctx.event(f"{_policy_ref(taker)}: PreemptPolicySucceed: preempted {_policy_ref(loser)} for {what}")
         ctx.event(f"{_policy_ref(loser)}: PreemptPolicySucceed: {what} preempted by {_policy_ref(taker)}")
-    if not inputs.config.preemption:
-        for p in inputs.pps + inputs.cpps:
-            if (p.get("spec") or {}).get("preemption") == "Always":
-                ctx.warn(f"{_policy_ref(p)} sets preemption: Always, but the feature gate PropagationPolicyPreemption "
-                         f"is off (karmactl-config data.propagationPolicyPreemption: \"true\" turns it on)")
+    _gate_warnings(inputs, ctx)
     for key, claim in det.claims.items():
-        changed = out.set_overlay(key, refresh_overlay(key, templates[key], out.overlays.get(key), claim, now,
-                                                       hashes[key])) or changed
+        overlay = refresh_overlay(key, templates[key], out.overlays.get(key), claim, now, hashes[key])
+        changed = out.set_overlay(key, _with_failure(overlay, failures.get(key))) or changed
     for bkey, b in det.bindings.items():
         changed = out.set_binding(bkey, b) or changed
     return changed
+
+
+def _with_failure(overlay: dict, note: str | None) -> dict:
+    """``overlay`` with ``observed.applyPolicyFailed`` set to ``note`` (removed when None): the
+    Event ApplyPolicyFailed is derived from it (``pipeline/events.py``)."""
+    observed = overlay.get("observed") or {}
+    if observed.get("applyPolicyFailed") == note:
+        return overlay
+    observed = {k: v for k, v in observed.items() if k != "applyPolicyFailed"}
+    if note is not None:
+        observed["applyPolicyFailed"] = note
+    return dict(overlay, observed=observed)
+
+
+def _gate_warnings(inputs, ctx) -> None:
+    """A warning for each policy field a feature gate that is off makes Karmada ignore."""
+    config = inputs.config
+    for p in inputs.pps + inputs.cpps:
+        spec = p.get("spec") or {}
+        if not config.preemption and spec.get("preemption") == "Always":
+            ctx.warn(f"{_policy_ref(p)} sets preemption: Always, but the feature gate PropagationPolicyPreemption "
+                     f"is off (karmactl-config data.propagationPolicyPreemption: \"true\" turns it on)")
+        if config.priority_classes is None and spec.get("schedulePriority"):
+            ctx.warn(f"{_policy_ref(p)} sets schedulePriority, but the feature gate PriorityBasedScheduling is off "
+                     f"(karmactl-config data.priorityBasedScheduling: \"false\"): its bindings get no priority")
+        if not config.workload_affinity and (spec.get("placement") or {}).get("workloadAffinity"):
+            ctx.warn(f"{_policy_ref(p)} sets placement.workloadAffinity, but the feature gate WorkloadAffinity is off "
+                     f"(karmactl-config data.workloadAffinity: \"true\" turns it on): its workloads are placed "
+                     f"without regard to their groups")

@@ -55,14 +55,17 @@ def has_cross_template_dependencies(snap: Snapshot) -> bool:
     on a policy or a binding, or a binding with ``requiredBy``): the dependencies distributor
     then joins templates no key hash keeps together, so such a snapshot is computed whole; so is
     one with a MultiClusterService (``multicluster_service.py``) or a FederatedResourceQuota (which
-    reads every binding of its namespace)."""
+    reads every binding of its namespace), and one where a policy's ``schedulePriority`` reads a
+    PriorityClass (another template) or its ``workloadAffinity`` joins workloads in groups."""
     for key, obj in snap.user.items():
         if key[:2] in (("networking.karmada.io", "MultiClusterService"),
-                       ("policy.karmada.io", "FederatedResourceQuota")):
+                       ("policy.karmada.io", "FederatedResourceQuota"), ("scheduling.k8s.io", "PriorityClass")):
             return True  # bindings and Works that span templates
-        if key[0] == "policy.karmada.io" and key[1] in ("PropagationPolicy", "ClusterPropagationPolicy") \
-                and (obj.get("spec") or {}).get("propagateDeps"):
-            return True
+        if key[0] == "policy.karmada.io" and key[1] in ("PropagationPolicy", "ClusterPropagationPolicy"):
+            spec = obj.get("spec") or {}
+            if spec.get("propagateDeps") or spec.get("schedulePriority") or \
+                    (spec.get("placement") or {}).get("workloadAffinity"):
+                return True
     return any((b.get("spec") or {}).get("propagateDeps") or (b.get("spec") or {}).get("requiredBy")
                for b in snap.bindings.values())
 

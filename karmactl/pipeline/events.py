@@ -10,6 +10,8 @@ change (before -> after)           Event (type)               recorded on, by (`
 =================================  =========================  ==============================================
 binding created, or its policy     ApplyPolicySucceed         template, ``resource-detector``
 or detector-written spec changed                              (``pkg/detector/detector.go``)
+the policy could not be applied    ApplyPolicyFailed (W)      template, ``resource-detector`` (a missing
+(``observed.applyPolicyFailed``)                              PriorityClass of ``schedulePriority``)
 ``spec.clusters`` or the           ScheduleBindingSucceed /   binding and template, ``spec.schedulerName``
 ``Scheduled`` condition changed    ScheduleBindingFailed (W)  (``pkg/scheduler/scheduler.go``)
 a binding's Works created,         SyncWorkSucceed            binding and template, ``binding-controller`` /
@@ -44,7 +46,7 @@ Deviations: a new eviction task's note adds the task's reason (``Evict from clus
 Reason: TaintUntolerated.``), as Karmada's note does not say why; Events are recorded when something
 changed, where Karmada's scheduler records one per scheduling attempt even when nothing moved.
 Karmada's remedy controller records no Events, so changed ``status.remedyActions`` record none here
-either. Failures Karmada reports only as API errors (ApplyPolicyFailed, SyncWorkFailed,
+either. Failures Karmada reports only as API errors (other ApplyPolicyFailed causes, SyncWorkFailed,
 CleanupWorkFailed, TaintClusterFailed) have no counterpart in a snapshot and are not derived.
 
 Pure: no I/O, the clock is an argument.
@@ -82,6 +84,7 @@ EPS_DISPATCH_CONTROLLER = "endpointslice-dispatch-controller"
 DEFAULT_SCHEDULER = "default-scheduler"
 
 NORMAL, WARNING = "Normal", "Warning"
+APPLY_POLICY_FAILED = "applyPolicyFailed"  # a template overlay's observed note (controllers/detector.py)
 
 _READY_TAINT_KEYS = frozenset({C.TAINT_NOT_READY, C.TAINT_UNREACHABLE})
 
@@ -284,6 +287,8 @@ def derive_events(before: Snapshot, after: Snapshot, now: str, keep=None) -> lis
             _cluster_events(rec, key, old, new, after)
         elif new is not None and key in after.user and key[:2] == ("networking.karmada.io", "MultiClusterService"):
             _mcs_events(rec, old, new)
+        elif new is not None and key in after.user:
+            _apply_policy_failed(rec, key, old, new, after.user[key])
     synced = {work_binding_key(new if new is not None else old) for _k, old, new in changed["works"]
               if _binding_controller_changed(old, new)}
     for bkey, old, new in changed["bindings"]:
@@ -313,6 +318,16 @@ def _changes(before: Snapshot, after: Snapshot, kept) -> dict:
         changed[which] = [(k, old, new) for k, old, new in items
                           if old is not new and old != new and kept(which, k, new if new is not None else old)]
     return changed
+
+
+def _apply_policy_failed(rec: _Recorder, key: Key, old: dict | None, new: dict, obj: dict) -> None:
+    """ApplyPolicyFailed (Warning) on a template whose policy could not be applied in this run
+    (the detector leaves the note in its overlay's ``observed.applyPolicyFailed``)."""
+    note = (new.get("observed") or {}).get(APPLY_POLICY_FAILED)
+    if note and note != ((old or {}).get("observed") or {}).get(APPLY_POLICY_FAILED):
+        rec.record(_object_ref(obj.get("apiVersion", ""), key[1], key[2], key[3],
+                               (new.get("metadata") or {}).get("uid")), WARNING, "ApplyPolicyFailed", note,
+                   DETECTOR, "ApplyPolicy")
 
 
 def _template_status_events(rec: _Recorder, overlays: list, after: Snapshot) -> None:

@@ -30,6 +30,7 @@ binding status,
 template status,
 FederatedResourceQuota      status: member ResourceQuotas (and bindings, gate
 status                      ``FederatedQuotaEnforcement``) -> FederatedResourceQuotas
+advice                      warnings for what Karmada would leave undone silently (``advice.py``)
 ==========================  ===============================================================
 
 Nothing registers itself on import: this tuple is the whole list.
@@ -42,7 +43,7 @@ from karmactl.controllers import (application_failover, binding, binding_status,
                                   dependencies_distributor, detector, execution, federated_resource_quota,
                                   graceful_eviction, multicluster_ingress, multicluster_service, namespace_sync,
                                   remedy, taint_manager, template_status, workload_rebalancer)
-from karmactl.pipeline import scheduling
+from karmactl.pipeline import advice, scheduling
 
 
 class Step(NamedTuple):
@@ -98,6 +99,7 @@ PIPELINE: tuple[Step, ...] = (
     Step("federated-resource-quota-status",
          "pkg/controllers/federatedresourcequota/federated_resource_quota_status_controller.go, "
          "federated_resource_quota_enforcement_controller.go", federated_resource_quota.status_step),
+    Step("advice", "— (karmactl's own: what Karmada leaves undone without a word, as warnings)", advice.step),
 )
 
 

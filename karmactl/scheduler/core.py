@@ -256,7 +256,7 @@ def _cluster_facts(clusters: list[dict]) -> list[tuple[dict, str, bool]]:
 
 
 def run_algorithm(spec: dict, status: dict, clusters: list[dict], *, enable_empty_workload_propagation: bool = False,
-                  diagnosis: dict[str, str] | None = None) -> list[dict]:
+                  diagnosis: dict[str, str] | None = None, extra_filters: tuple = ()) -> list[dict]:
     """One scheduling attempt: filter, score, estimate, select, assign.
 
     Args:
@@ -265,6 +265,7 @@ def run_algorithm(spec: dict, status: dict, clusters: list[dict], *, enable_empt
         clusters: every known Cluster (deleting ones are skipped but counted in the FitError total).
         diagnosis: if given, filled with ``{cluster: first failing filter reason}`` (costs a full
             filter chain per rejected cluster; without it reasons are computed only on a FitError).
+        extra_filters: filter plugins run after the in-tree ones (the gated WorkloadAffinity pair).
 
     Returns:
         targets ``[{"name", "replicas"}]`` in assignment order.
@@ -279,6 +280,7 @@ def run_algorithm(spec: dict, status: dict, clusters: list[dict], *, enable_empt
     # reason in the documented order (what FitError and `describe` report) is computed only for the
     # clusters that need it: all of them when nothing fits.
     feasible, rejected = [], []
+    plugins = FILTER_PLUGINS + tuple(extra_filters)
     named = _named_clusters(spec, status)
     for cluster, name, deleting in _cluster_facts(clusters):
         if deleting:
@@ -289,7 +291,7 @@ def run_algorithm(spec: dict, status: dict, clusters: list[dict], *, enable_empt
         if not _AFFINITY.filter(spec, status, cluster).ok:
             rejected.append(cluster)
             continue
-        result = run_filter_plugins(FILTER_PLUGINS, spec, status, cluster)
+        result = run_filter_plugins(plugins, spec, status, cluster)
         if result.ok:
             feasible.append(cluster)
         else:
@@ -297,7 +299,7 @@ def run_algorithm(spec: dict, status: dict, clusters: list[dict], *, enable_empt
     failures: dict[str, str] = {}
     if not feasible or diagnosis is not None:
         for cluster in rejected:
-            failures[cluster_name(cluster)] = run_filter_plugins(FILTER_PLUGINS, spec, status, cluster).reason
+            failures[cluster_name(cluster)] = run_filter_plugins(plugins, spec, status, cluster).reason
     if diagnosis is not None:
         diagnosis.clear()
         diagnosis.update(failures)
@@ -324,7 +326,7 @@ def run_algorithm(spec: dict, status: dict, clusters: list[dict], *, enable_empt
 # schedule_binding
 
 
-def _explainer(diagnosis, spec: dict, status: dict, clusters: list[dict]):
+def _explainer(diagnosis, spec: dict, status: dict, clusters: list[dict], extra_filters: tuple = ()):
     """``filtered`` for an outcome: the FitError's reasons, or a lazy full filter run."""
     if diagnosis is not None:
         return dict(diagnosis)
@@ -334,7 +336,7 @@ def _explainer(diagnosis, spec: dict, status: dict, clusters: list[dict]):
         for cluster in clusters:
             if is_deleting(cluster):
                 continue
-            result = run_filter_plugins(FILTER_PLUGINS, spec, status, cluster)
+            result = run_filter_plugins(FILTER_PLUGINS + tuple(extra_filters), spec, status, cluster)
             if not result.ok:
                 out[cluster_name(cluster)] = result.reason
         return out
@@ -387,7 +389,7 @@ def _affinity_index(terms: list[dict], observed: str) -> int:
 
 
 def schedule_binding(binding: dict, clusters: list[dict], now: str, *,
-                     enable_empty_workload_propagation: bool = False) -> ScheduleOutcome:
+                     enable_empty_workload_propagation: bool = False, extra_filters: tuple = ()) -> ScheduleOutcome:
     """Schedule one RB/CRB as Karmada's scheduler would (section 3 of the semantics reference).
 
     Args:
@@ -395,6 +397,8 @@ def schedule_binding(binding: dict, clusters: list[dict], now: str, *,
         clusters: every Cluster object known (deleting ones included).
         now: the pass's RFC 3339 time, used for ``lastScheduledTime`` and condition transitions.
         enable_empty_workload_propagation: scheduler flag ``--enable-empty-workload-propagation``.
+        extra_filters: filter plugins after the in-tree ones (``plugins/workload_affinity.py``,
+            gate ``WorkloadAffinity``).
 
     Returns:
         a :class:`ScheduleOutcome`; ``binding`` is a new dict with ``spec.clusters``, the
@@ -412,15 +416,17 @@ def schedule_binding(binding: dict, clusters: list[dict], now: str, *,
     placement = spec.get("placement")
     placement_json = canonical_json(placement)
     fresh = reschedule_required(spec, old_status)
+    options = {"enable_empty_workload_propagation": enable_empty_workload_propagation, "extra_filters": extra_filters}
     if placement.get("clusterAffinities") is not None:
-        attempt = _schedule_by_affinities(spec, old_status, clusters, fresh, enable_empty_workload_propagation)
+        attempt = _schedule_by_affinities(spec, old_status, clusters, fresh, options)
     else:
-        attempt = _schedule_placement(spec, old_status, clusters, enable_empty_workload_propagation)
+        attempt = _schedule_placement(spec, old_status, clusters, options)
     _record(binding, new, placement_json, attempt, fresh, now)
     targets, error = attempt.targets, attempt.error
     result = _sorted_targets(targets) if error is None and targets is not None else []
     return ScheduleOutcome(binding=new, attempted=True, error=None if error is None else str(error),
-                           explain=_explainer(attempt.diagnosis, spec, attempt.last_status, clusters), result=result)
+                           explain=_explainer(attempt.diagnosis, spec, attempt.last_status, clusters, extra_filters),
+                           result=result)
 
 
 @dataclass
@@ -474,7 +480,7 @@ def _writable_copy(binding: dict) -> dict:
 
 
 def _schedule_by_affinities(spec: dict, old_status: dict, clusters: list[dict], fresh: bool,
-                            enable_empty_workload_propagation: bool) -> _Attempt:
+                            options: dict) -> _Attempt:
     """Karmada's scheduleResourceBindingWithClusterAffinities: each ``clusterAffinities`` term in
     turn from the observed one (the first when ``fresh``) until one schedules. When every remaining
     term failed the observed term stays and only a FitError clears the result."""
@@ -487,8 +493,7 @@ def _schedule_by_affinities(spec: dict, old_status: dict, clusters: list[dict], 
         attempt.last_status = attempt_status
         attempt_status["schedulerObservingAffinityName"] = terms[index].get("affinityName")
         try:
-            attempt.targets = run_algorithm(spec, attempt_status, clusters,
-                                            enable_empty_workload_propagation=enable_empty_workload_propagation)
+            attempt.targets = run_algorithm(spec, attempt_status, clusters, **options)
             attempt.observed_name = terms[index].get("affinityName")
             attempt.diagnosis = None  # the successful attempt's reasons are what describe shows
             break
@@ -506,13 +511,11 @@ def _schedule_by_affinities(spec: dict, old_status: dict, clusters: list[dict], 
     return attempt
 
 
-def _schedule_placement(spec: dict, old_status: dict, clusters: list[dict],
-                        enable_empty_workload_propagation: bool) -> _Attempt:
+def _schedule_placement(spec: dict, old_status: dict, clusters: list[dict], options: dict) -> _Attempt:
     """One scheduling run of a placement without cluster affinity terms; a FitError clears the result."""
     attempt = _Attempt(last_status=old_status)
     try:
-        attempt.targets = run_algorithm(spec, old_status, clusters,
-                                        enable_empty_workload_propagation=enable_empty_workload_propagation)
+        attempt.targets = run_algorithm(spec, old_status, clusters, **options)
     except FitError as err:
         attempt.error, attempt.targets, attempt.diagnosis = err, [], err.diagnosis
     except SchedulingError as err:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from karmactl.api.kinds import UNSUPPORTED_KARMADA_KINDS, KindInfo, KindRegistry, group_of
 from karmactl.api.snapshot import Key  # (group, kind, namespace, name)
+from karmactl.store.notes import note
 
 COMPUTED_KINDS = {("work.karmada.io", "ResourceBinding"), ("work.karmada.io", "ClusterResourceBinding"),
                   ("work.karmada.io", "Work")}
@@ -138,6 +139,9 @@ def _check_crd_names(obj: dict, display: str, line: int | None, label: str | Non
 def check_object(obj: dict, registry: KindRegistry, display: str, line: int | None) -> KindInfo:
     """Check what every object needs before it can be keyed: apiVersion, a known kind, a name.
 
+    A namespaced object without ``metadata.namespace`` gets ``default``; a cluster-scoped one
+    written with it loses it, as the API server clears it (a ``-v`` note says so; ``apply`` warns).
+
     Raises:
         InputError: naming the file, line, object and field.
     """
@@ -171,4 +175,14 @@ def check_object(obj: dict, registry: KindRegistry, display: str, line: int | No
         raise InputError("must be a string", display, line, label, "metadata.namespace")
     if info.namespaced and not ns:
         meta["namespace"] = "default"
+    elif not info.namespaced and ns:
+        # the API server clears it (rest.BeforeCreate: a cluster-scoped strategy sets NamespaceNone)
+        del meta["namespace"]
+        note(f"{display}:{line}: {kind} {name}: {cleared_namespace_message(ns)}")
     return info
+
+
+def cleared_namespace_message(namespace: str) -> str:
+    """What is said of a cluster-scoped object written with ``metadata.namespace``."""
+    return (f'metadata.namespace "{namespace}" cleared: the kind is cluster-scoped (the API server clears it '
+            f"too)")

@@ -13,6 +13,32 @@ from karmactl.cli.stores import store_of
 from karmactl.store.fsio import state_lock
 from karmactl.store.state import check_object, key_of
 
+DELETION_PROTECTION_WEBHOOK = "resourcedeletionprotection.karmada.io"
+
+
+def protection_denial(obj: dict) -> str | None:
+    """Karmada's ResourceDeletionProtection webhook (``pkg/webhook/resourcedeletionprotection/
+    validating.go``): the API server's answer to deleting an object labelled
+    ``resourcetemplate.karmada.io/deletion-protected: Always``, or None when it may go."""
+    from karmactl.api.constants import DELETION_PROTECTED_LABEL
+
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    if labels.get(DELETION_PROTECTED_LABEL) != "Always":
+        return None
+    return (f'admission webhook "{DELETION_PROTECTION_WEBHOOK}" denied the request: This resource is protected, '
+            f"please make sure to remove the label: {DELETION_PROTECTED_LABEL}")
+
+
+def _protected(store, targets: list) -> tuple[list, list]:
+    """``(deletable targets, [(info, key, denial)])`` as the webhook sorts them."""
+    keep, denied, docs = [], [], {}
+    for info, key, src in targets:
+        if src.path not in docs:
+            docs[src.path] = {i: obj for obj, i, _line in store.read_documents(store.root / src.path, src.path)}
+        denial = protection_denial(docs[src.path].get(src.index) or {})
+        (denied.append((info, key, denial)) if denial else keep.append((info, key, src)))
+    return keep, denied
+
 
 def delete_cmd(c: Context, resources: list[str], files: list[str], namespace: str, ignore_not_found: bool,
                selector: str | None = None, all_objects: bool = False, all_namespaces: bool = False,
@@ -21,6 +47,9 @@ def delete_cmd(c: Context, resources: list[str], files: list[str], namespace: st
 
     Objects by ``TYPE NAME...``, ``TYPE/NAME...``, ``-f FILE``, ``TYPE -l SELECTOR`` or ``TYPE --all``
     (``-A``: every namespace); ``--dry-run`` prints what would go and writes nothing (kubectl ``delete``).
+
+    An object labelled ``resourcetemplate.karmada.io/deletion-protected: Always`` stays, with the
+    denial of Karmada's ResourceDeletionProtection webhook (exit 2); the others named go.
 
     Raises:
         CLIError: bad arguments (exit 2); objects not found (exit 1) unless ``--ignore-not-found``.
@@ -47,6 +76,7 @@ def delete_cmd(c: Context, resources: list[str], files: list[str], namespace: st
                            "TYPE -l SELECTOR, TYPE --all or -f FILE)")
         if not targets and not missing and not files:
             err(f"No resources found in {namespace} namespace." if not all_namespaces else "No resources found")
+        targets, denied = _protected(store, targets)
         # delete from the highest document index first so indexes of the rest stay valid
         for info, key, src in sorted(targets, key=lambda t: (t[2].path, -t[2].index)):
             if not dry_run:
@@ -55,6 +85,10 @@ def delete_cmd(c: Context, resources: list[str], files: list[str], namespace: st
         for info, key, _src in targets:
             out(f'{kind_prefix(info)} "{key[3]}" deleted{" (dry run)" if dry_run else ""}')
     # the objects found are deleted (the lock's batch is committed) even when others were not found
+    for info, key, denial in denied:
+        err(f'Error from server (Forbidden): error when deleting {kind_prefix(info)} "{key[3]}": {denial}')
+    if denied:
+        raise SystemExit(int(ExitCode.INPUT_ERROR))
     if missing and not ignore_not_found:
         for info, name in missing:
             err(not_found(info, name).args[0])

@@ -2,7 +2,8 @@
 
 Writes into DIR the user's objects as karmada-apiserver takes them (``00-crds.yaml``,
 ``10-namespaces.yaml``, ``20-policies.yaml``, ``30-resources.yaml``), ``join.sh`` (``karmadactl
-join`` per Cluster), the karmada-controller-manager flags (``karmada-controller-manager.flags``) and
+join`` per Cluster), the karmada-controller-manager flags (``karmada-controller-manager.flags``), the
+karmada-scheduler flags when karmactl-config moves its feature gates (``karmada-scheduler.flags``) and
 ``REPORT.md`` listing every field a real Karmada would drop (translation:
 :mod:`karmactl.api.export`). Exit 1 when something is lost, unless ``--allow-lossy``.
 
@@ -32,6 +33,7 @@ import typer
 from karmactl.cli.context import CLIError, Context, ExitCode, err, out
 
 CM_FLAGS_FILE = "karmada-controller-manager.flags"
+SCHEDULER_FLAGS_FILE = "karmada-scheduler.flags"
 KUBECTL_TIMEOUT = 300  # seconds for one kubectl call (a slow box installs 19 CRDs in well under this)
 
 
@@ -128,7 +130,7 @@ def _write(target: Path, ex, dump_all) -> int:
     """
     from karmactl.api.export import FILES, join_script
 
-    ours = {name for name, _ in FILES} | {"join.sh", "REPORT.md", CM_FLAGS_FILE}
+    ours = {name for name, _ in FILES} | {"join.sh", "REPORT.md", CM_FLAGS_FILE, SCHEDULER_FLAGS_FILE}
     if target.exists():
         if not target.is_dir():
             raise CLIError(f"--to-karmada {target}: not a directory")
@@ -145,6 +147,8 @@ def _write(target: Path, ex, dump_all) -> int:
     script.write_text(join_script(ex), encoding="utf-8")
     script.chmod(0o755)
     (target / CM_FLAGS_FILE).write_text("".join(f + "\n" for f in ex.controller_manager_flags), encoding="utf-8")
+    if ex.scheduler_flags:
+        (target / SCHEDULER_FLAGS_FILE).write_text("".join(f + "\n" for f in ex.scheduler_flags), encoding="utf-8")
     return sum(len(objs) for objs in ex.files.values())
 
 

@@ -30,10 +30,16 @@ class DetectorConfig:
         skipped_namespaces: anchored regexes of namespaces to ignore (``--skipped-propagating-namespaces``),
             compiled with RE2 (Go's ``regexp``, linear time: :mod:`karmactl.api.regex`).
         preemption: the feature gate ``PropagationPolicyPreemption`` (``--feature-gates``).
+        priority_classes: ``{PriorityClass name: value}`` of the PriorityClasses in the state
+            directory (``scheduling.k8s.io/v1``), or None when the gate ``PriorityBasedScheduling``
+            is off (the detector then leaves ``spec.schedulePriority`` off the bindings).
+        workload_affinity: the feature gate ``WorkloadAffinity`` (``spec.workloadAffinityGroups``).
     """
 
     skipped_namespaces: tuple[str, ...] = C.DEFAULT_SKIPPED_NAMESPACE_PATTERNS
     preemption: bool = False
+    priority_classes: dict | None = None
+    workload_affinity: bool = False
 
     def __post_init__(self):
         # raises RegexError (a ValueError) for a pattern RE2 refuses; Settings.from_snapshot checks
@@ -135,8 +141,13 @@ def template_inputs(loaded, ctx) -> TemplateInputs:
 
     inputs = ctx.memo.get("templates")
     if inputs is None:
+        classes = None
+        if ctx.settings.priority_based_scheduling:
+            classes = {k[3]: loaded.user[k].get("value")
+                       for k in loaded.keys_of_kind("scheduling.k8s.io", "PriorityClass")}
         config = DetectorConfig(skipped_namespaces=ctx.settings.skipped_namespaces,
-                                preemption=ctx.settings.policy_preemption)
+                                preemption=ctx.settings.policy_preemption, priority_classes=classes,
+                                workload_affinity=ctx.settings.workload_affinity)
         templates = {k: v for k, v in loaded.user.items() if is_template(k, v, config)}
         live = lambda kind: [p for p in loaded.of_kind("policy.karmada.io", kind)  # noqa: E731
                              if not p["metadata"].get("deletionTimestamp")]

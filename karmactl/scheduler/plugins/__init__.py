@@ -3,7 +3,9 @@
 Upstream's registry (``pkg/scheduler/framework/plugins/registry.go``) is a Go map, so the filter
 order, and hence which failure reason a cluster reports, is random. karmactl fixes the order
 below: APIEnablement, TaintToleration, ClusterAffinity, SpreadConstraint, ClusterEviction.
-The WorkloadAffinity/WorkloadAntiAffinity filters (gate ``WorkloadAffinity``, off) are not built.
+The WorkloadAffinity/WorkloadAntiAffinity filters (gate ``WorkloadAffinity``, off by default) read
+the other bindings, so the scheduler step builds them per pass (:mod:`.workload_affinity`) and runs
+them after these.
 """
 from __future__ import annotations
 
