@@ -16,7 +16,9 @@ def apply_cmd(c: Context, paths: list[str], recursive: bool, dry_run: bool) -> N
 
     What a server or controller fills in (``status``, ``uid``, Karmada's claim labels...:
     ``karmactl.api.objects.strip_server_fields``) is dropped first, so the output of ``get -o
-    yaml`` applies cleanly. Every object is checked before anything is written; every error of
+    yaml`` applies cleanly. An object already stored is rewritten only where it differs (its file
+    keeps its style; an unchanged one is ``unchanged``, with ``--dry-run`` too); a new one is written
+    without ``namespace: default`` unless the input has it. Every object is checked before anything is written; every error of
     every file is reported (one :class:`InputError` carrying them all) and nothing is stored.
 
     Raises:
@@ -39,6 +41,8 @@ def apply_cmd(c: Context, paths: list[str], recursive: bool, dry_run: bool) -> N
         for obj, display, i, line in inputs:
             try:
                 obj, removed = strip_server_fields(obj)
+                meta = obj.get("metadata")
+                wrote_ns = isinstance(meta, dict) and bool(meta.get("namespace"))
                 info = check_object(obj, store.registry, display, line)
                 key = key_of(obj)
                 if key[:2] in COMPUTED_KINDS:
@@ -55,16 +59,16 @@ def apply_cmd(c: Context, paths: list[str], recursive: bool, dry_run: bool) -> N
                 continue
             if removed and c.verbose:
                 err(f"note: {display}:{line}: not stored (filled in by karmactl or a server): {', '.join(removed)}")
-            staged.append((info, key, obj))
+            staged.append((info, key, obj, wrote_ns))
         if errors:
             raise InputError.several(errors)
-        for info, key, obj in staged:
+        for info, key, obj, wrote_ns in staged:
             ref = f"{info.singular}{'.' + info.group if info.group else ''}/{key[3]}"
             if key in index:
-                changed = edit.replace_object(store, index[key], obj) if not dry_run else True
+                changed = edit.replace_object(store, index[key], obj, dry_run=dry_run)
                 out(f"{ref} {'configured' if changed else 'unchanged'}{' (dry run)' if dry_run else ''}")
             else:
                 if not dry_run:
-                    edit.append_new(store, info, obj)
+                    edit.append_new(store, info, obj, wrote_namespace=wrote_ns)
                     edit.stamp_creation(store, key, obj, c.now)
                 out(f"{ref} created{' (dry run)' if dry_run else ''}")

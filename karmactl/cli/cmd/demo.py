@@ -75,4 +75,4 @@ def register(app: typer.Typer) -> None:
                      members: int = typer.Option(3, "--members", help="Number of members (member1..N; the sample uses member1 and member2)."),
                      kube_apiserver: Optional[str] = kube_apiserver_option):
         """The tour: local-up, apply the nginx sample, reconcile until ready, show the results."""
-        demo(ctx.obj, manifests, members, parse_duration(timeout), kube_apiserver)
+        demo(ctx.obj, manifests, members, parse_duration(timeout, "--timeout"), kube_apiserver)

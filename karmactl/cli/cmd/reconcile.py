@@ -31,12 +31,12 @@ def reconcile_cmd(c: Context, offline: bool, dry_run: bool, wait: bool, timeout:
             if given:
                 raise CLIError(f"--watch runs until stopped on the wall clock: it cannot be combined with {flag}",
                                ExitCode.INPUT_ERROR)
-        watch_cmd(c, member_layer(c, offline), offline=offline, resync=parse_duration(resync),
+        watch_cmd(c, member_layer(c, offline), offline=offline, resync=parse_duration(resync, "--resync"),
                   metrics_addr=metrics_addr)
         return
     members = member_layer(c, offline)
     if wait and not dry_run:
-        report = wait_converged(c, members, parse_duration(timeout), offline=offline, verbose_runs=True)
+        report = wait_converged(c, members, parse_duration(timeout, "--timeout"), offline=offline, verbose_runs=True)
     else:
         with state_lock(store.root) if not dry_run else nullcontext():
             report = run(store, RunOptions(now=c.now, offline=offline, dry_run=dry_run), members)

@@ -1,0 +1,231 @@
+"""Writing an edited user file back so that only the lines that changed differ (people's files are
+theirs: a merge request's diff shows the edit, nothing else).
+
+ruamel.yaml's round trip keeps comments, key order and quoting, but it prints every block with one
+indentation: a file written with 4-space mappings or indented sequences (``  - a``) would come back
+re-indented. :class:`UserFile` therefore
+
+1. detects the file's indentation (mapping indent, sequence indent and dash offset) by trying the
+   likely settings on the unedited documents and keeping the one that reproduces the most lines;
+2. after the edit, renders the documents with that setting and carries over to the original text
+   only the lines that the edit changed (:func:`merge_edit`): whatever ruamel would still print
+   differently from the file (a mixed indentation, spaces inside ``{ a: 1 }``, a document of
+   another style) stays as the user wrote it, unless the edit itself touches those lines;
+3. checks that the result reads as the edited documents do, else writes ruamel's rendering.
+"""
+from __future__ import annotations
+
+import difflib
+import io
+import re
+
+Style = tuple[int, int, int]
+"""ruamel's ``indent(mapping, sequence, offset)``: columns per mapping level, columns from a
+sequence's parent to its items' content, columns from the parent to the dash."""
+
+_CANDIDATES: tuple[Style, ...] = ((2, 2, 0), (2, 4, 2), (4, 4, 2), (4, 2, 0), (4, 4, 0), (4, 6, 4), (3, 3, 1),
+                                  (3, 5, 3), (4, 6, 2), (2, 3, 1))
+_KEY_LINE = re.compile(r"^(\s*)(?:- +)*[^\s#][^#]*:\s*(?:#.*)?$")
+
+
+def guess_style(text: str) -> Style:
+    """The indentation ``text`` most likely uses, from its first nested mapping and first block
+    sequence under a key (defaults: 2-space mappings, sequences not indented)."""
+    lines = [ln.rstrip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith(("#", "---"))]
+    mapping = offset = dash = None
+    for above, line in zip(lines, lines[1:]):
+        m = _KEY_LINE.match(above)
+        if not m:
+            continue
+        base = len(above) - len(above.lstrip(" -"))
+        ind = len(line) - len(line.lstrip(" "))
+        body = line.lstrip(" ")
+        if body.startswith("- ") or body == "-":
+            if offset is None and ind >= len(m.group(1)):
+                offset = ind - len(m.group(1))
+                dash = len(body) - len(body[1:].lstrip(" ")) if body != "-" else 2
+        elif mapping is None and ind > base:
+            mapping = ind - base
+        if mapping is not None and offset is not None:
+            break
+    mapping = mapping or 2
+    offset = offset or 0
+    return (mapping, offset + (dash or 2), offset)
+
+
+def _representer():
+    """ruamel's round-trip representer, printing what Kubernetes (YAML 1.1, as PyYAML and
+    go-yaml read it) reads back as the same value: a string such as ``yes``, ``on`` or ``0755``
+    quoted, an octal integer as ``0755`` (not 1.2's ``0o755``); and no anchor or alias but those
+    the user wrote (``&x`` / ``*x`` in the file)."""
+    import yaml
+    from ruamel.yaml.representer import RoundTripRepresenter
+    from ruamel.yaml.scalarint import OctalInt
+
+    resolver = yaml.resolver.Resolver()
+    strings = ("tag:yaml.org,2002:str", "tag:yaml.org,2002:timestamp")  # karmactl reads timestamps as strings
+
+    class Representer(RoundTripRepresenter):
+        def ignore_aliases(self, data) -> bool:
+            try:
+                return not (data.anchor is not None and data.anchor.value is not None)
+            except AttributeError:
+                return True
+
+        def represent_str(self, data):
+            if resolver.resolve(yaml.ScalarNode, data, (True, False)) not in strings:
+                return self.represent_scalar("tag:yaml.org,2002:str", data, style="'")
+            return super().represent_str(data)
+
+        def represent_octal(self, data):
+            return self.represent_scalar("tag:yaml.org,2002:int", "0" + format(int(data), "o"))
+
+    Representer.add_representer(str, Representer.represent_str)
+    Representer.add_representer(OctalInt, Representer.represent_octal)
+    return Representer
+
+
+_REPRESENTER = None
+
+
+def round_trip_yaml(style: Style = (2, 2, 0)):
+    """A ruamel.yaml instance in round-trip mode printing blocks with ``style`` and values as
+    Kubernetes reads them (:func:`_representer`)."""
+    from ruamel.yaml import YAML
+
+    global _REPRESENTER
+    if _REPRESENTER is None:
+        _REPRESENTER = _representer()
+    rt = YAML(typ="rt")
+    rt.Representer = _REPRESENTER
+    rt.width = 4096
+    mapping, sequence, offset = style
+    rt.indent(mapping=mapping, sequence=sequence, offset=offset)
+    return rt
+
+
+def load_all(text: str) -> list:
+    """The documents of ``text`` as ruamel round-trip nodes (None for empty ones), quotes kept
+    and scalars read as YAML 1.1, as Kubernetes reads them (``yes`` is true, ``0755`` octal).
+
+    Raises:
+        ruamel.yaml.YAMLError: the text does not parse.
+    """
+    from ruamel.yaml import YAML
+
+    rt = YAML(typ="rt")
+    rt.version = (1, 1)
+    rt.preserve_quotes = True
+    return list(rt.load_all(text))
+
+
+def dump_docs(docs: list, style: Style, explicit_start: bool) -> str:
+    """Round-trip documents (CommentedMaps, or plain dicts for new ones) as text in ``style``."""
+    rt = round_trip_yaml(style)
+    rt.explicit_start = explicit_start
+    buf = io.StringIO()
+    rt.dump_all(docs, buf)
+    return buf.getvalue()
+
+
+def load_document(text: str):
+    """The first document of ``text`` as a ruamel round-trip node (an edited object; see
+    :func:`load_all`)."""
+    return next(iter(load_all(text)), None)
+
+
+def _same_lines(a: str, b: str) -> int:
+    sm = difflib.SequenceMatcher(None, a.splitlines(), b.splitlines(), autojunk=False)
+    return sum(block.size for block in sm.get_matching_blocks())
+
+
+class UserFile:
+    """One user file loaded for an edit: ``docs`` (ruamel round-trip documents, None for empty
+    ones) to change in place, then :meth:`render` for the new text.
+
+    Raises (constructor):
+        ruamel.yaml.YAMLError: the text does not parse.
+    """
+
+    def __init__(self, text: str):
+        self.text = text
+        self.docs = load_all(text)
+        self.explicit_start = text.lstrip().startswith("---")  # ruamel writes the ones between documents
+        self.style, self.before = self._detect()
+
+    @property
+    def live(self) -> list:
+        """The documents that are not empty, in file order."""
+        return [d for d in self.docs if d is not None]
+
+    def _detect(self) -> tuple[Style, str]:
+        guess = guess_style(self.text)
+        best: tuple[int, Style, str] | None = None
+        for style in (guess,) + tuple(s for s in _CANDIDATES if s != guess):
+            try:
+                text = dump_docs(self.live, style, self.explicit_start)
+            except Exception:  # noqa: BLE001 - ruamel refuses some settings (sequence < offset + 2)
+                continue
+            if text == self.text:
+                return style, text
+            score = _same_lines(text, self.text)
+            if best is None or score > best[0]:
+                best = (score, style, text)
+        assert best is not None
+        return best[1], best[2]
+
+    def render(self) -> str:
+        """The file's new text: the original with the lines the edit changed (see the module)."""
+        after = dump_docs(self.live, self.style, self.explicit_start)
+        merged = merge_edit(self.text, self.before, after)
+        return merged if merged == after or _reads_same(merged, after) else after
+
+    def style_dump(self, obj: dict) -> str:
+        """A new object as one more document of this file, in its style."""
+        return dump_docs([obj], self.style, True)
+
+
+def _reads_same(a: str, b: str) -> bool:
+    from karmactl.store import yamlio
+
+    try:
+        return [d for d, _ in yamlio.load_all(a)] == [d for d, _ in yamlio.load_all(b)]
+    except yamlio.YAMLSyntaxError:
+        return False
+
+
+def merge_edit(original: str, before: str, after: str) -> str:
+    """``original`` with the changes from ``before`` to ``after`` (ruamel's renderings of the file
+    before and after an edit): lines ``before`` renders as the file has them are taken from the
+    file; a stretch the file writes differently is kept as written unless the edit touches it, in
+    which case ``after``'s rendering of it is used. The caller checks that the result parses."""
+    if before == original:
+        return after
+    o, b, a = (s.splitlines(keepends=True) for s in (original, before, after))
+    deleted = [False] * len(b)
+    inserted: list[list[str]] = [[] for _ in range(len(b) + 1)]
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, b, a, autojunk=False).get_opcodes():
+        if tag != "equal":
+            deleted[i1:i2] = [True] * (i2 - i1)
+            inserted[i1].extend(a[j1:j2])
+    out: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, b, o, autojunk=False).get_opcodes():
+        if tag == "equal" or i1 == i2:
+            if i1 == i2:
+                out.extend(o[j1:j2])
+            for k in range(i1, i2):
+                out.extend(inserted[k])
+                if not deleted[k]:
+                    out.append(o[j1 + k - i1])
+            continue
+        touched = any(deleted[i1:i2]) or any(inserted[k] for k in range(i1 + 1, i2))
+        if touched:
+            for k in range(i1, i2):
+                out.extend(inserted[k])
+                if not deleted[k]:
+                    out.append(b[k])
+        else:
+            out.extend(inserted[i1])
+            out.extend(o[j1:j2])
+    out.extend(inserted[len(b)])
+    return "".join(out)
