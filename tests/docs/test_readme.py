@@ -59,6 +59,7 @@ def _workspace(tmp_path: Path) -> dict:
     shim.chmod(0o755)
     env = dict(os.environ)
     env.pop("KARMACTL_STATE", None)
+    env.pop("XDG_CACHE_HOME", None)  # `demo` works in HOME/.cache/karmactl/demo, under tmp_path
     env["PATH"] = os.pathsep.join([str(bin_dir), os.path.dirname(sys.executable), env.get("PATH", "")])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
     env["HOME"] = str(tmp_path / "home")
@@ -106,7 +107,7 @@ def test_readme_examples_run_as_written(tmp_path, local_members_stopped):
         cwd = tmp_path / f"block{n}"
         cwd.mkdir()
         env = _workspace(cwd)
-        local_members_stopped.append(cwd / "state")
+        local_members_stopped.extend([cwd / "state", cwd / "home" / ".cache" / "karmactl" / "demo"])
         results = _run_block(lines, cwd, env)
         ran = [line for line, _c, _o in results]
         assert len(ran) == len([ln for ln in lines if [c for c in commands_of(ln) if _runs(c)]]), ran
