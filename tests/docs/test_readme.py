@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-# the only parts not run: installing karmactl (the test runs the checkout) and the suite itself
-NOT_RUN = ("python3 -m pip install -e .", "python3 -m pip install -e '.[test]'", "python3 -m pytest")
+# the only parts not run here: installing karmactl (the test runs the checkout), the suite itself, and
+# the demo (tests/docs/test_clean_clone.py runs it, and a subset of the suite, in a fresh clone)
+NOT_RUN = ("python3 -m pip install -e .", "python3 -m pip install -e '.[test]'", "python3 -m pytest",
+           "python3 -m karmactl demo")
 
 
 def sh_blocks(text: str) -> list[list[str]]:
@@ -107,7 +109,7 @@ def test_readme_examples_run_as_written(tmp_path, local_members_stopped):
         cwd = tmp_path / f"block{n}"
         cwd.mkdir()
         env = _workspace(cwd)
-        local_members_stopped.extend([cwd / "state", cwd / "home" / ".cache" / "karmactl" / "demo"])
+        local_members_stopped.append(cwd / "state")
         results = _run_block(lines, cwd, env)
         ran = [line for line, _c, _o in results]
         assert len(ran) == len([ln for ln in lines if [c for c in commands_of(ln) if _runs(c)]]), ran
