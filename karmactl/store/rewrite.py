@@ -25,6 +25,9 @@ sequence's parent to its items' content, columns from the parent to the dash."""
 
 _CANDIDATES: tuple[Style, ...] = ((2, 2, 0), (2, 4, 2), (4, 4, 2), (4, 2, 0), (4, 4, 0), (4, 6, 4), (3, 3, 1),
                                   (3, 5, 3), (4, 6, 2), (2, 3, 1))
+_TRY_ALL_MAX = 200_000
+"""Largest file (characters) for which every candidate style is tried when the guess does not
+reproduce it exactly (each try renders the whole file); larger ones keep the guess."""
 _KEY_LINE = re.compile(r"^(\s*)(?:- +)*[^\s#][^#]*:\s*(?:#.*)?$")
 
 
@@ -161,7 +164,8 @@ class UserFile:
     def _detect(self) -> tuple[Style, str]:
         guess = guess_style(self.text)
         best: tuple[int, Style, str] | None = None
-        for style in (guess,) + tuple(s for s in _CANDIDATES if s != guess):
+        others = tuple(s for s in _CANDIDATES if s != guess) if len(self.text) <= _TRY_ALL_MAX else ()
+        for style in (guess,) + others:
             try:
                 text = dump_docs(self.live, style, self.explicit_start)
             except Exception:  # noqa: BLE001 - ruamel refuses some settings (sequence < offset + 2)
