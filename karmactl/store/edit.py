@@ -109,7 +109,7 @@ def _load(store: StateStore, source: Source):
 
     path = store.root / source.path
     _inside(store, path)
-    text = read_text(path)
+    text = read_text(path, keep_line_ends=True)
     try:
         file = UserFile(text)
     except Exception as exc:  # noqa: BLE001 - ruamel's errors have no common base worth naming
@@ -148,7 +148,7 @@ def replace_document(store: StateStore, source: Source, node) -> bool:
     path, file, doc = _load(store, source)
     file.docs[_index(file, doc)] = node
     text = file.render()
-    if text == file.text:
+    if text == file.original:
         return False
     write_atomic(path, text)
     return True

@@ -151,8 +151,12 @@ class UserFile:
     """
 
     def __init__(self, text: str):
-        self.text = text
-        self.docs = load_all(text)
+        self.original = text
+        self.crlf = "\r\n" in text
+        text = text.replace("\r\n", "\n") if self.crlf else text
+        # worked on with a final newline (an edit that appends must not join the last line)
+        self.text = text if text.endswith("\n") or not text else text + "\n"
+        self.docs = load_all(self.text)
         self.explicit_start = text.lstrip().startswith("---")  # ruamel writes the ones between documents
         self.style, self.before = self._detect()
 
@@ -179,10 +183,14 @@ class UserFile:
         return best[1], best[2]
 
     def render(self) -> str:
-        """The file's new text: the original with the lines the edit changed (see the module)."""
+        """The file's new text: the original with the lines the edit changed (see the module), its
+        line ends (``\\r\\n`` or ``\\n``) kept."""
         after = dump_docs(self.live, self.style, self.explicit_start)
         merged = merge_edit(self.text, self.before, after)
-        return merged if merged == after or _reads_same(merged, after) else after
+        text = merged if merged == after or _reads_same(merged, after) else after
+        if text == self.text:
+            return self.original
+        return text.replace("\n", "\r\n") if self.crlf else text
 
     def style_dump(self, obj: dict) -> str:
         """A new object as one more document of this file, in its style."""

@@ -1,6 +1,6 @@
 """People's files are theirs (issue 28, part 1): the editing commands change only the lines they
 must, in files of any common style (mappings indented by 2 or 4, sequences indented or not, flow
-collections, quoted strings, comments, several documents), and leave an unchanged object's file
+collections, quoted strings, comments, several documents, CRLF line ends, no final newline), and leave an unchanged object's file
 untouched.
 
 The property test writes random objects in a random style with its own small emitter (not
@@ -39,6 +39,8 @@ class Style:
         self.flow_leaves = draw(st.booleans())
         self.comments = draw(st.booleans())
         self.leading_marker = draw(st.booleans())
+        self.line_end = draw(st.sampled_from(["\n", "\n", "\r\n"]))
+        self.final_newline = draw(st.booleans()) or self.line_end == "\r\n"
         self.draw = draw
 
     def scalar(self, value, flow: bool = False) -> str:
@@ -123,7 +125,7 @@ def render(objs: list[dict], s: Style) -> str:
         if n:
             lines.append("---")
         emit_map(obj, 0, s, lines)
-    return "\n".join(lines) + "\n"
+    return s.line_end.join(lines) + (s.line_end if s.final_newline else "")
 
 
 @st.composite
@@ -205,11 +207,13 @@ def test_an_edit_changes_only_its_lines_in_every_style(case):
         state = Path(tmp) / "state"
         state.mkdir()
         path = state / "objects.yaml"
-        path.write_text(text)
+        path.write_bytes(text.encode())
         assert [d for d in yaml.safe_load_all(text) if d is not None] == objs  # the emitter wrote what it means
         mtime = path.stat().st_mtime_ns
         expected, most_removed, most_added = _edit(state, objs[target], edit, value, Path(tmp))
-        after = path.read_text()
+        after = path.read_bytes().decode()
+        if "\r\n" in text:
+            assert after.count("\r\n") == after.count("\n"), "the file's line ends were changed"
         removed, added = _changed_lines(text, after)
         assert len(removed) <= most_removed and len(added) <= most_added, (text, after)
         assert [d for d in yaml.safe_load_all(after) if d is not None] == \
