@@ -147,7 +147,7 @@ def replace_document(store: StateStore, source: Source, node) -> bool:
     would not change."""
     path, file, doc = _load(store, source)
     file.docs[_index(file, doc)] = node
-    text = file.render()
+    text = file.render(keep_comments=False)
     if text == file.original:
         return False
     write_atomic(path, text)
@@ -191,7 +191,7 @@ def remove_object(store: StateStore, source: Source) -> None:
     if not file.live:
         remove_file(path, store.root)
     else:
-        write_atomic(path, file.render())
+        write_atomic(path, file.render(keep_comments=False))  # the document's own comments go with it
 
 
 def stamp_creation(store: StateStore, key: Key, obj: dict, now: str) -> bool:

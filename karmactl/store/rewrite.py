@@ -182,11 +182,12 @@ class UserFile:
         assert best is not None
         return best[1], best[2]
 
-    def render(self) -> str:
+    def render(self, keep_comments: bool = True) -> str:
         """The file's new text: the original with the lines the edit changed (see the module), its
-        line ends (``\\r\\n`` or ``\\n``) kept."""
+        line ends (``\\r\\n`` or ``\\n``) kept; ``keep_comments`` as for :func:`merge_edit` (off
+        for ``edit``, where the user may delete a comment)."""
         after = dump_docs(self.live, self.style, self.explicit_start)
-        merged = merge_edit(self.text, self.before, after)
+        merged = merge_edit(self.text, self.before, after, keep_comments)
         text = merged if merged == after or _reads_same(merged, after) else after
         if text == self.text:
             return self.original
@@ -206,19 +207,23 @@ def _reads_same(a: str, b: str) -> bool:
         return False
 
 
-def merge_edit(original: str, before: str, after: str) -> str:
+def merge_edit(original: str, before: str, after: str, keep_comments: bool = True) -> str:
     """``original`` with the changes from ``before`` to ``after`` (ruamel's renderings of the file
     before and after an edit): lines ``before`` renders as the file has them are taken from the
     file; a stretch the file writes differently is kept as written unless the edit touches it, in
-    which case ``after``'s rendering of it is used. The caller checks that the result parses."""
-    if before == original:
+    which case ``after``'s rendering of it is used. With ``keep_comments``, a whole-line comment
+    the edit would drop stays (ruamel attaches a comment to the entry above it, so deleting a key
+    would take the comment on the next one with it). The caller checks that the result parses."""
+    if before == original and not keep_comments:
         return after
     o, b, a = (s.splitlines(keepends=True) for s in (original, before, after))
     deleted = [False] * len(b)
     inserted: list[list[str]] = [[] for _ in range(len(b) + 1)]
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, b, a, autojunk=False).get_opcodes():
         if tag != "equal":
-            deleted[i1:i2] = [True] * (i2 - i1)
+            kept = set(a[j1:j2])
+            deleted[i1:i2] = [not (keep_comments and b[k].lstrip().startswith("#") and b[k] not in kept)
+                              for k in range(i1, i2)]
             inserted[i1].extend(a[j1:j2])
     out: list[str] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, b, o, autojunk=False).get_opcodes():

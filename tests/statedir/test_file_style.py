@@ -336,3 +336,30 @@ def test_edit_keeps_the_rest_of_a_multi_document_file(cli, tmp_path, monkeypatch
     assert cli.ok("edit", "deploy/web") == "deployment.apps/web edited\n"
     assert _git_like_diff(before, path.read_text()) == ["-    replicas: 3     # three for now",
                                                         "+    replicas: 4     # three for now"]
+
+
+def test_removing_a_key_keeps_the_comment_on_the_next_one(cli):
+    """ruamel attaches a whole-line comment to the entry above it: removing that entry must not take
+    the comment about the next key with it."""
+    path = write(cli.state / "cm.yaml", """\
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: settings
+          labels:
+            team: web
+        # about data: ask the web team first
+        data:
+          mode: fast
+        """)
+    before = path.read_text()
+    cli.ok("label", "cm", "settings", "team-")
+    assert _git_like_diff(before, path.read_text()) == ["-  labels:", "-    team: web"]
+
+
+def test_delete_takes_only_the_objects_lines(cli):
+    path = cli.state / "all.yaml"
+    path.write_text("---\n" + FOUR_SPACES + "---\n# the settings\napiVersion: v1\nkind: ConfigMap\nmetadata:\n"
+                    "    name: settings\ndata: {mode: fast}\n")
+    cli.ok("delete", "cm", "settings")
+    assert path.read_text() == "---\n" + FOUR_SPACES
