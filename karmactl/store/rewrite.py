@@ -207,6 +207,20 @@ def _reads_same(a: str, b: str) -> bool:
         return False
 
 
+def _edit_marks(b: list[str], a: list[str], keep_comments: bool) -> tuple[list[bool], list[list[str]]]:
+    """The edit from lines ``b`` to lines ``a``: which lines of ``b`` go, and the lines inserted
+    before each line of ``b`` (index ``len(b)``: at the end); see :func:`merge_edit`."""
+    deleted = [False] * len(b)
+    inserted: list[list[str]] = [[] for _ in range(len(b) + 1)]
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, b, a, autojunk=False).get_opcodes():
+        if tag != "equal":
+            kept = set(a[j1:j2])
+            deleted[i1:i2] = [not (keep_comments and b[k].lstrip().startswith("#") and b[k] not in kept)
+                              for k in range(i1, i2)]
+            inserted[i1].extend(a[j1:j2])
+    return deleted, inserted
+
+
 def merge_edit(original: str, before: str, after: str, keep_comments: bool = True) -> str:
     """``original`` with the changes from ``before`` to ``after`` (ruamel's renderings of the file
     before and after an edit): lines ``before`` renders as the file has them are taken from the
@@ -217,14 +231,7 @@ def merge_edit(original: str, before: str, after: str, keep_comments: bool = Tru
     if before == original and not keep_comments:
         return after
     o, b, a = (s.splitlines(keepends=True) for s in (original, before, after))
-    deleted = [False] * len(b)
-    inserted: list[list[str]] = [[] for _ in range(len(b) + 1)]
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, b, a, autojunk=False).get_opcodes():
-        if tag != "equal":
-            kept = set(a[j1:j2])
-            deleted[i1:i2] = [not (keep_comments and b[k].lstrip().startswith("#") and b[k] not in kept)
-                              for k in range(i1, i2)]
-            inserted[i1].extend(a[j1:j2])
+    deleted, inserted = _edit_marks(b, a, keep_comments)
     out: list[str] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, b, o, autojunk=False).get_opcodes():
         if tag == "equal" or i1 == i2:
