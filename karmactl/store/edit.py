@@ -83,8 +83,8 @@ def _plain(node):
 
 def _as_read(node) -> object:
     """A ruamel round-trip node as every other path reads it (:func:`karmactl.store.yamlio.load_all`,
-    Kubernetes' YAML 1.1 scalars): ruamel reads YAML 1.2, where ``on`` or ``0755`` mean something
-    else, so comparing its values with a parsed object would see changes that are not there."""
+    Kubernetes' YAML 1.1 scalars), to compare with a parsed object: its rendering read back by
+    PyYAML, so ruamel's own types (``ScalarFloat``, ``OctalInt``, quoted strings) compare as values."""
     from karmactl.store.rewrite import dump_docs
 
     return yamlio.load_all(dump_docs([node], (2, 2, 0), False))[0][0]
@@ -95,12 +95,8 @@ def _as_written(doc, new: dict) -> dict:
     ``metadata.namespace`` out lives in ``default`` (:func:`karmactl.store.objects.check_object`
     fills it in when reading), so ``namespace: default`` is not added to it; nor is it removed
     where the file writes it."""
-    meta, new_meta = doc.get("metadata") if isinstance(doc, dict) else None, new.get("metadata")
-    if (isinstance(meta, dict) and isinstance(new_meta, dict) and "namespace" not in meta
-            and new_meta.get("namespace") == "default"):
-        new_meta = {k: v for k, v in new_meta.items() if k != "namespace"}
-        return {**new, "metadata": new_meta}
-    return new
+    meta = doc.get("metadata") if isinstance(doc, dict) else None
+    return as_written(new, not isinstance(meta, dict) or "namespace" in meta)
 
 
 def _load(store: StateStore, source: Source):

@@ -11,7 +11,12 @@ re-indented. :class:`UserFile` therefore
    only the lines that the edit changed (:func:`merge_edit`): whatever ruamel would still print
    differently from the file (a mixed indentation, spaces inside ``{ a: 1 }``, a document of
    another style) stays as the user wrote it, unless the edit itself touches those lines;
-3. checks that the result reads as the edited documents do, else writes ruamel's rendering.
+3. keeps whole-line comments an edit would drop only because ruamel attached them to a removed
+   entry, the file's line ends (CRLF) and its missing final newline where no edit reaches it;
+4. checks that the result reads as the edited documents do, else writes ruamel's rendering.
+
+Values are read and printed as Kubernetes reads YAML (1.1: ``yes`` is a boolean, ``0755`` octal),
+not as ruamel's YAML 1.2; a new anchor or alias is never printed.
 """
 from __future__ import annotations
 
