@@ -142,9 +142,32 @@ def load_document(text: str):
     return next(iter(load_all(text)), None)
 
 
+_EXACT_DIFF_MAX = 2000
+"""Most lines a changed stretch may have for an exact line diff; past it difflib's heuristic
+(frequent lines are junk) bounds the time: the merge stays correct, only coarser."""
+
+
+def _opcodes(x: list[str], y: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """difflib's opcodes from lines ``x`` to lines ``y``, the common head and tail taken first
+    (linear): an edit of one object in a file of thousands is diffed on its own lines."""
+    n = min(len(x), len(y))
+    head = 0
+    while head < n and x[head] == y[head]:
+        head += 1
+    tail = 0
+    while tail < n - head and x[len(x) - 1 - tail] == y[len(y) - 1 - tail]:
+        tail += 1
+    mx, my = x[head:len(x) - tail], y[head:len(y) - tail]
+    matcher = difflib.SequenceMatcher(None, mx, my, autojunk=max(len(mx), len(my)) > _EXACT_DIFF_MAX)
+    ops = [("equal", 0, head, 0, head)] if head else []
+    ops += [(tag, i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
+    if tail:
+        ops.append(("equal", len(x) - tail, len(x), len(y) - tail, len(y)))
+    return ops
+
+
 def _same_lines(a: str, b: str) -> int:
-    sm = difflib.SequenceMatcher(None, a.splitlines(), b.splitlines(), autojunk=False)
-    return sum(block.size for block in sm.get_matching_blocks())
+    return sum(i2 - i1 for tag, i1, i2, _j1, _j2 in _opcodes(a.splitlines(), b.splitlines()) if tag == "equal")
 
 
 class UserFile:
@@ -217,7 +240,7 @@ def _edit_marks(b: list[str], a: list[str], keep_comments: bool) -> tuple[list[b
     before each line of ``b`` (index ``len(b)``: at the end); see :func:`merge_edit`."""
     deleted = [False] * len(b)
     inserted: list[list[str]] = [[] for _ in range(len(b) + 1)]
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, b, a, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in _opcodes(b, a):
         if tag != "equal":
             kept = set(a[j1:j2])
             deleted[i1:i2] = [not (keep_comments and b[k].lstrip().startswith("#") and b[k] not in kept)
@@ -238,7 +261,7 @@ def merge_edit(original: str, before: str, after: str, keep_comments: bool = Tru
     o, b, a = (s.splitlines(keepends=True) for s in (original, before, after))
     deleted, inserted = _edit_marks(b, a, keep_comments)
     out: list[str] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, b, o, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in _opcodes(b, o):
         if tag == "equal" or i1 == i2:
             if i1 == i2:
                 out.extend(o[j1:j2])
