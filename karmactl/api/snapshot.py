@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from karmactl.api.durations import parse_duration
 from karmactl.api.kinds import KindInfo, KindRegistry
 from karmactl.api.regex import RegexError, compile_user_regex
 
@@ -88,12 +89,13 @@ MEMBER_KNOBS = (  # Knobs attribute, karmactl-config key, environment variable, 
 )
 """The member-request settings (read by ``karmactl/members/layer.py``); the environment variable wins."""
 
-_KNOB_EXPECT = {"seconds": "a number of seconds > 0", "rate": "a number of requests per second (0: no limit)",
+_KNOB_EXPECT = {"seconds": "a duration > 0 (a Go duration such as 2s or 500ms, or a number of seconds)", "rate": "a number of requests per second (0: no limit)",
                 "count": "a whole number >= 1", "retries": "a whole number >= 0"}
 
 
 def member_knob(kind: str, raw) -> float | int:
-    """One member setting from its text: ``seconds`` a number > 0 (``5`` or ``5s``), ``rate`` any
+    """One member setting from its text: ``seconds`` a duration > 0 (``5``, ``5s``, ``500ms``: Go's
+    syntax, :func:`karmactl.api.durations.parse_duration`), ``rate`` any
     number (<= 0 is no limit), ``count`` a whole number >= 1, ``retries`` a whole number >= 0.
 
     Raises:
@@ -102,8 +104,8 @@ def member_knob(kind: str, raw) -> float | int:
     text = str(raw).strip()
     try:
         if kind == "seconds":
-            value = float(text[:-1] if text.endswith("s") else text)
-            if value > 0 and math.isfinite(value):
+            value = parse_duration(text)
+            if value > 0:
                 return value
         elif kind == "rate":
             value = float(text)
@@ -191,7 +193,8 @@ class Settings:
     def from_data(cls, data: dict) -> "Settings":
         """Settings from the ConfigMap's ``data`` (every value a string, as a ConfigMap's).
 
-        Durations are finite numbers of seconds >= 0 (``30`` or ``30s``); regular expressions are
+        Durations are Go durations >= 0 (``30s``, ``1m``, ``1.5m``, ``500ms``) or plain numbers of
+        seconds (``30``), :func:`karmactl.api.durations.parse_duration`; regular expressions are
         RE2, Go's syntax (:func:`karmactl.api.regex.compile_user_regex`), as Karmada compiles
         ``--skipped-propagating-namespaces``.
 
@@ -204,11 +207,11 @@ class Settings:
             if key not in data:
                 return default
             try:
-                value = float(str(data[key]).strip().rstrip("s"))
-            except ValueError:
-                raise SettingsError(key, f'"{data[key]}" is not a number of seconds') from None
-            if not math.isfinite(value) or value < 0:
-                raise SettingsError(key, f'"{data[key]}" is not a finite number of seconds >= 0')
+                value = parse_duration(data[key])
+            except ValueError as exc:
+                raise SettingsError(key, str(exc)) from None
+            if value < 0:
+                raise SettingsError(key, f'"{data[key]}" is negative (a duration >= 0 is expected)')
             return value
 
         def flag(key, default):

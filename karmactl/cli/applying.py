@@ -52,7 +52,8 @@ def _checked_input(store, obj: dict, display: str, i: int, line: int, seen: dict
     """One input object of ``apply`` checked as it will be stored: server-filled fields dropped, its
     kind known and not computed, not given twice (``seen``: key -> where, updated), valid
     (``normalize_object`` strict); a namespace on a cluster-scoped kind is warned about (the API
-    server clears it). Returns ``(object, removed field names, KindInfo, key)``.
+    server clears it). Returns ``(object, removed field names, KindInfo, key, whether the input
+    wrote a namespace)`` (a new object's file gets ``namespace`` only when it did).
 
     Raises:
         InputError: what is wrong, with the file, line, object and field.
@@ -76,7 +77,7 @@ def _checked_input(store, obj: dict, display: str, i: int, line: int, seen: dict
         raise InputError(f"duplicate object: also in {seen[key]}", display, line, f"{info.kind} {key[3]}")
     seen[key] = f"{display}:{line}"
     normalize_object(obj, Source(display, i, line), store.registry, strict=True)  # validate; store as written
-    return obj, removed, info, key
+    return obj, removed, info, key, bool(written_ns)
 
 
 def apply_cmd(c: Context, paths: list[str], recursive: bool, dry_run: bool, kustomize_dir: str | None = None,
@@ -88,7 +89,9 @@ def apply_cmd(c: Context, paths: list[str], recursive: bool, dry_run: bool, kust
 
     What a server or controller fills in (``status``, ``uid``, Karmada's claim labels...:
     ``karmactl.api.objects.strip_server_fields``) is dropped first, so the output of ``get -o
-    yaml`` applies cleanly. Every object is checked before anything is written; every error of
+    yaml`` applies cleanly. An object already stored is rewritten only where it differs (its file
+    keeps its style; an unchanged one is ``unchanged``, with ``--dry-run`` too); a new one is written
+    without ``namespace: default`` unless the input has it. Every object is checked before anything is written; every error of
     every file is reported (one :class:`InputError` carrying them all) and nothing is stored.
 
     Raises:
@@ -111,27 +114,27 @@ def apply_cmd(c: Context, paths: list[str], recursive: bool, dry_run: bool, kust
         seen = {}
         for obj, display, i, line in inputs:
             try:
-                obj, removed, info, key = _checked_input(store, obj, display, i, line, seen)
+                obj, removed, info, key, wrote_ns = _checked_input(store, obj, display, i, line, seen)
             except InputError as exc:
                 errors.append(exc)
                 continue
             if removed and c.verbose:
                 err(f"note: {display}:{line}: not stored (filled in by karmactl or a server): {', '.join(removed)}")
-            staged.append((info, key, obj))
+            staged.append((info, key, obj, wrote_ns))
             if propagate and not info.group.endswith("karmada.io"):
                 policy = generated_policy(info, obj, targets)
                 pinfo = check_object(policy, store.registry, f"{display} (generated)", line)
                 normalize_object(policy, Source(display, i, line), store.registry, strict=True)
-                staged.append((pinfo, key_of(policy), policy))
+                staged.append((pinfo, key_of(policy), policy, True))
         if errors:
             raise InputError.several(errors)
-        for info, key, obj in staged:
+        for info, key, obj, wrote_ns in staged:
             ref = f"{info.singular}{'.' + info.group if info.group else ''}/{key[3]}"
             if key in index:
-                changed = edit.replace_object(store, index[key], obj) if not dry_run else True
+                changed = edit.replace_object(store, index[key], obj, dry_run=dry_run)
                 out(f"{ref} {'configured' if changed else 'unchanged'}{' (dry run)' if dry_run else ''}")
             else:
                 if not dry_run:
-                    edit.append_new(store, info, obj)
+                    edit.append_new(store, info, obj, wrote_namespace=wrote_ns)
                     edit.stamp_creation(store, key, obj, c.now)
                 out(f"{ref} created{' (dry run)' if dry_run else ''}")

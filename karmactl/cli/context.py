@@ -164,7 +164,7 @@ def start_context(state: Path, now: str | None, verbose: int, lock_timeout: str,
     from karmactl.store import fsio
 
     kubeconfig.configure(kubeconfig_dir, allow_exec_plugins, allow_proxy)
-    fsio.LOCK_TIMEOUT = parse_duration(lock_timeout)
+    fsio.LOCK_TIMEOUT = parse_duration(lock_timeout, "--lock-timeout")
     c = Context(state=state, now_text=now, verbose=verbose, command=command)
     show_notes(verbose)
     return c

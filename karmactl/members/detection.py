@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Callable
 
 from karmactl.api import constants as C
+from karmactl.api.durations import parse_duration
 from karmactl.api.snapshot import Settings, Snapshot
 from karmactl.controllers import cluster_status
 from karmactl.controllers.condition_detection import Observation, apply_observation
@@ -91,12 +92,12 @@ def detection_settings(settings: Settings) -> tuple[bool | str, list[str] | None
     timeout = DEFAULT_TIMEOUT
     if TIMEOUT_KEY in data:
         try:
-            timeout = float(str(data[TIMEOUT_KEY]).rstrip("s"))
-        except ValueError:
-            timeout = -1.0
+            timeout = parse_duration(data[TIMEOUT_KEY])
+        except ValueError as exc:
+            raise DetectionConfigError(f"karmactl-config data.{TIMEOUT_KEY}: {exc}") from None
         if timeout <= 0:
             raise DetectionConfigError(f'karmactl-config data.{TIMEOUT_KEY}: "{data[TIMEOUT_KEY]}" is not a '
-                                       f"positive number of seconds")
+                                       f"positive duration")
     return {"true": True, "false": False}.get(enabled, "auto"), command, timeout
 
 

@@ -1,8 +1,10 @@
 """Edits of user-written files: ``apply`` (create or update in place) and ``delete``.
 
 An object that already lives in a file is updated in that file with ruamel.yaml's round-trip
-mode, so the file's comments, ordering and formatting survive (DESIGN §4). A new object goes to a
-canonical path: ``<plural>/<namespace>/<name>.yaml`` or ``<plural>/<name>.yaml``.
+mode, changing only the lines that differ: the file's comments, ordering, quoting and indentation
+survive (DESIGN §4, :mod:`karmactl.store.rewrite`), and an unchanged object leaves its file
+untouched. A new object goes to a canonical path: ``<plural>/<namespace>/<name>.yaml`` or
+``<plural>/<name>.yaml``, with ``namespace: default`` only where the user wrote it.
 """
 from __future__ import annotations
 
@@ -35,36 +37,39 @@ def _inside(store: StateStore, path: Path) -> None:
         raise InputError(str(exc), store.rel(path)) from None
 
 
-def update_in_place(node, new):
-    """Make a ruamel node equal to ``new`` while keeping comments on entries that stay.
+def update_in_place(node, new, read=None):
+    """Make a ruamel node equal to ``new``, changing only what differs: entries that stay keep
+    their comments, a value equal to ``new`` is kept as written, and a changed string keeps the
+    quoting or block style of the one it replaces (``"1.0"`` -> ``"1.1"``, ``|`` stays ``|``).
 
-    Returns the node to store (``node`` itself when it could be updated in place).
+    ``read`` is ``node`` as every other path reads it (:func:`_as_read`: Kubernetes' YAML 1.1
+    scalars), compared with ``new``; None when unknown. Returns the node to store (``node``
+    itself when it could be updated in place).
     """
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.scalarstring import ScalarString
 
+    if read is not None and read == new:
+        return node
     if isinstance(node, CommentedMap) and isinstance(new, dict):
+        read = read if isinstance(read, dict) else {}
         for k in [k for k in node if k not in new]:
             del node[k]
         for k, v in new.items():
-            if k not in node:
-                node[k] = v
-            elif _plain(node[k]) != v:  # an equal value keeps its node (quoting, style): only changed lines move
-                node[k] = update_in_place(node[k], v)
+            node[k] = update_in_place(node[k], v, read.get(k)) if k in node else v
         return node
     if isinstance(node, CommentedSeq) and isinstance(new, list):
+        read = read if isinstance(read, list) and len(read) == len(node) else [None] * len(node)
         for i, v in enumerate(new):
             if i < len(node):
-                if _plain(node[i]) != v:
-                    node[i] = update_in_place(node[i], v)
+                node[i] = update_in_place(node[i], v, read[i])
             else:
                 node.append(v)
         del node[len(new):]
         return node
+    if isinstance(node, ScalarString) and isinstance(new, str):
+        return type(node)(new)
     return new
-
-
-def _live_docs(docs: list) -> list[tuple[int, object]]:
-    return [(i, d) for i, d in enumerate(docs) if d is not None]
 
 
 def _plain(node):
@@ -78,9 +83,38 @@ def _plain(node):
 
 def _as_read(node) -> object:
     """A ruamel round-trip node as every other path reads it (:func:`karmactl.store.yamlio.load_all`,
-    Kubernetes' YAML 1.1 scalars): ruamel reads YAML 1.2, where ``on`` or ``0755`` mean something
-    else, so comparing its values with a parsed object would see changes that are not there."""
-    return yamlio.load_all(yamlio.round_trip_dump_all([node], False))[0][0]
+    Kubernetes' YAML 1.1 scalars), to compare with a parsed object: its rendering read back by
+    PyYAML, so ruamel's own types (``ScalarFloat``, ``OctalInt``, quoted strings) compare as values."""
+    from karmactl.store.rewrite import dump_docs
+
+    return yamlio.load_all(dump_docs([node], (2, 2, 0), False))[0][0]
+
+
+def _as_written(doc, new: dict) -> dict:
+    """``new`` with the file's way of naming the default namespace: an object whose file leaves
+    ``metadata.namespace`` out lives in ``default`` (:func:`karmactl.store.objects.check_object`
+    fills it in when reading), so ``namespace: default`` is not added to it; nor is it removed
+    where the file writes it."""
+    meta = doc.get("metadata") if isinstance(doc, dict) else None
+    return as_written(new, not isinstance(meta, dict) or "namespace" in meta)
+
+
+def _load(store: StateStore, source: Source):
+    """(path, :class:`~karmactl.store.rewrite.UserFile`, the object's document) of ``source``."""
+    from karmactl.store.rewrite import UserFile
+
+    path = store.root / source.path
+    _inside(store, path)
+    text = read_text(path, keep_line_ends=True)
+    try:
+        file = UserFile(text)
+    except Exception as exc:  # noqa: BLE001 - ruamel's errors have no common base worth naming
+        raise InputError(f"cannot edit the file: {exc}", source.path, source.line) from None
+    return path, file, file.live[source.index]
+
+
+def _index(file, doc) -> int:
+    return next(i for i, d in enumerate(file.docs) if d is doc)
 
 
 def _scalar_changes(old, new, path: tuple, acc: list) -> bool:
@@ -156,58 +190,83 @@ def _splice_scalars(text: str, index: int, old: dict, new: dict) -> str | None:
     return out if after == before[:index] + [new] + before[index + 1:] else None
 
 
-def replace_object(store: StateStore, source: Source, new: dict) -> bool:
-    """Replace the object at ``source`` with ``new`` in its file; returns False when unchanged. When
-    only scalars change (``scale``, ``set image``, most patches), only their text changes (quoting and
-    every other line kept); otherwise the document is rewritten through ruamel.yaml's round trip."""
-    path = store.root / source.path
-    _inside(store, path)
-    text = read_text(path)
-    try:
-        old = yamlio.load_all(text)[source.index][0]
-    except (yamlio.YAMLSyntaxError, IndexError):
-        old = None
-    spliced = _splice_scalars(text, source.index, old, new) if isinstance(old, dict) else None
-    if spliced is not None:
-        write_atomic(path, spliced)
-        return True
-    docs = yamlio.round_trip_load_all(text)
-    live = _live_docs(docs)
-    idx, doc = live[source.index]
-    if _as_read(doc) == new:
+def replace_object(store: StateStore, source: Source, new: dict, dry_run: bool = False) -> bool:
+    """Replace the object at ``source`` with ``new`` in its file, changing only the lines that
+    differ: when only scalars change, only their text (:func:`_splice_scalars`, every other byte
+    kept, comment columns included), else through :mod:`karmactl.store.rewrite`; returns False, and leaves the file untouched, when the
+    object is unchanged. With ``dry_run`` only says whether it would change.
+
+    Raises:
+        InputError: the file left the state directory or no longer parses.
+    """
+    path, file, doc = _load(store, source)
+    new = _as_written(doc, new)
+    read = _as_read(doc)
+    if read == new:
         return False
-    docs[idx] = update_in_place(doc, new)
-    explicit = text.lstrip().startswith("---") or len(live) > 1
-    write_atomic(path, yamlio.round_trip_dump_all([d for d in docs if d is not None], explicit))
+    if not dry_run:
+        # only scalars changed (scale, set image, most patches): their text alone, byte for byte
+        spliced = _splice_scalars(file.original, source.index, read, new) if not file.crlf else None
+        if spliced is not None:
+            write_atomic(path, spliced)
+            return True
+        idx = _index(file, doc)
+        file.docs[idx] = update_in_place(doc, new, read)
+        write_atomic(path, file.render())
     return True
 
 
-def append_new(store: StateStore, info: KindInfo, obj: dict) -> Path:
-    """Write a new object at its canonical path (appending a document if that file exists)."""
+def replace_document(store: StateStore, source: Source, node) -> bool:
+    """Put the round-trip document ``node`` (``edit``'s saved text, parsed by ruamel) in place of
+    the object at ``source``; only the lines that differ change. Returns False when the file
+    would not change."""
+    path, file, doc = _load(store, source)
+    file.docs[_index(file, doc)] = node
+    text = file.render(keep_comments=False)
+    if text == file.original:
+        return False
+    write_atomic(path, text)
+    return True
+
+
+def as_written(obj: dict, wrote_namespace: bool) -> dict:
+    """A new object as it goes into a file: ``metadata.namespace: default`` only when the user
+    wrote it (``-n default``, or in the applied file); the default namespace is implied."""
+    meta = obj.get("metadata")
+    if wrote_namespace or not isinstance(meta, dict) or meta.get("namespace") != "default":
+        return obj
+    return {**obj, "metadata": {k: v for k, v in meta.items() if k != "namespace"}}
+
+
+def append_new(store: StateStore, info: KindInfo, obj: dict, wrote_namespace: bool = True) -> Path:
+    """Write a new object at its canonical path (appending a document, in the file's own style,
+    if that file exists); ``wrote_namespace`` as for :func:`as_written`."""
+    from karmactl.store.rewrite import UserFile
+
     m = obj["metadata"]
     path = canonical_path(store, info, m.get("namespace") or "" if info.namespaced else "", m["name"])
+    obj = as_written(obj, wrote_namespace)
     if path.exists():
-        text = read_text(path).rstrip("\n")
-        write_atomic(path, text + "\n" + yamlio.dump_all([obj]))
+        text = read_text(path)
+        try:
+            added = UserFile(text).style_dump(obj)
+        except Exception:  # noqa: BLE001 - an unparsable file: append in the default style
+            added = yamlio.dump_all([obj])
+        write_atomic(path, text + ("" if text.endswith("\n") or not text else "\n") + added)
     else:
         write_atomic(path, yamlio.dump(obj))
     return path
 
 
 def remove_object(store: StateStore, source: Source) -> None:
-    """Remove the object at ``source`` from its file; the file goes when nothing is left in it."""
-    path = store.root / source.path
-    _inside(store, path)
-    text = read_text(path)
-    docs = yamlio.round_trip_load_all(text)
-    live = _live_docs(docs)
-    idx, _doc = live[source.index]
-    docs[idx] = None
-    rest = [d for d in docs if d is not None]
-    if not rest:
+    """Remove the object at ``source`` from its file (only its lines go); the file goes when
+    nothing is left in it."""
+    path, file, doc = _load(store, source)
+    file.docs[_index(file, doc)] = None
+    if not file.live:
         remove_file(path, store.root)
     else:
-        write_atomic(path, yamlio.round_trip_dump_all(rest, len(rest) > 1 or text.lstrip().startswith("---")))
+        write_atomic(path, file.render(keep_comments=False))  # the document's own comments go with it
 
 
 def stamp_creation(store: StateStore, key: Key, obj: dict, now: str) -> bool:
@@ -269,19 +328,13 @@ def index_user_objects(store: StateStore) -> dict[Key, Source]:
 def edit_object(store: StateStore, source: Source, mutate) -> bool:
     """Edit one object in its own file with ``mutate(node)`` on the ruamel round-trip node.
 
-    Comments and formatting of everything ``mutate`` does not touch are kept. Returns False (and
-    writes nothing) when the object did not change.
+    Only the lines ``mutate`` changes differ afterwards (:mod:`karmactl.store.rewrite`). Returns
+    False (and leaves the file untouched) when the object did not change.
     """
-    path = store.root / source.path
-    _inside(store, path)
-    text = read_text(path)
-    docs = yamlio.round_trip_load_all(text)
-    live = _live_docs(docs)
-    _idx, doc = live[source.index]
+    path, file, doc = _load(store, source)
     before = _plain(doc)
     mutate(doc)
     if _plain(doc) == before:
         return False
-    explicit = text.lstrip().startswith("---") or len(live) > 1
-    write_atomic(path, yamlio.round_trip_dump_all([d for d in docs if d is not None], explicit))
+    write_atomic(path, file.render())
     return True

@@ -532,8 +532,9 @@ def flush_batch() -> None:
         _BATCH.commit()
 
 
-def read_text(path) -> str:
-    """A file's text, as the current batch would leave it.
+def read_text(path, keep_line_ends: bool = False) -> str:
+    """A file's text, as the current batch would leave it; ``\\r\\n`` read as ``\\n`` unless
+    ``keep_line_ends`` (an edit that writes the file back keeps them).
 
     Raises:
         FileNotFoundError: absent (or deleted by the batch).
@@ -544,6 +545,8 @@ def read_text(path) -> str:
             if hit[0] == "delete":
                 raise FileNotFoundError(str(path))
             return hit[1].decode("utf-8")
+    if keep_line_ends:
+        return Path(path).read_bytes().decode("utf-8")
     return Path(path).read_text(encoding="utf-8")
 
 

@@ -4,12 +4,15 @@ Two paths, by need:
 * the hot path (every run reads every file) uses libyaml through PyYAML's C loader and dumper
   (``yaml.CSafeLoader``/``CSafeDumper``): about three times faster than ruamel's C loader for plain
   data, and PyYAML is already installed as a dependency of the ``kubernetes`` client;
-* edits of user-written files (``apply`` onto an existing file, ``suspend``/``resume``) use
-  ruamel.yaml's round-trip mode, which keeps comments and formatting.
+* edits of user-written files (``apply`` onto an existing file, ``label``, ``suspend``...) use
+  ruamel.yaml's round-trip mode, which keeps comments and formatting (:mod:`karmactl.store.rewrite`).
+
+Nothing karmactl prints or writes holds an anchor or alias (``&id001`` / ``*id001``) the user did not
+write: an object that shares a dict between two fields (``labels`` and ``matchLabels``) is printed
+twice.
 """
 from __future__ import annotations
 
-import io
 import re
 
 import yaml
@@ -396,39 +399,21 @@ def _load_plain(text: str) -> list | None:
         loader.dispose()
 
 
+class _NoAliasDumper(_Dumper):
+    """The dumper, printing a value shared by two fields twice instead of as an anchor and alias."""
+
+    def ignore_aliases(self, data) -> bool:
+        return True
+
+
 def dump(obj, sort_keys: bool = False) -> str:
     """Serialize one object as block-style YAML, keys in insertion order (callers build them
     stably) or, with ``sort_keys``, sorted at every level (as kubectl renders objects it diffs)."""
-    return yaml.dump(obj, Dumper=_Dumper, sort_keys=sort_keys, default_flow_style=False,
+    return yaml.dump(obj, Dumper=_NoAliasDumper, sort_keys=sort_keys, default_flow_style=False,
                      allow_unicode=True, width=4096)
 
 
 def dump_all(objs) -> str:
     """Serialize several objects as one multi-document YAML stream."""
-    return yaml.dump_all(list(objs), Dumper=_Dumper, sort_keys=False, default_flow_style=False,
+    return yaml.dump_all(list(objs), Dumper=_NoAliasDumper, sort_keys=False, default_flow_style=False,
                          allow_unicode=True, width=4096, explicit_start=True)
-
-
-def round_trip_yaml():
-    """A ruamel.yaml instance in round-trip mode (comments and formatting kept)."""
-    from ruamel.yaml import YAML
-
-    rt = YAML(typ="rt")
-    rt.preserve_quotes = True
-    rt.width = 4096
-    rt.indent(mapping=2, sequence=2, offset=0)
-    return rt
-
-
-def round_trip_load_all(text: str) -> list:
-    """Documents of ``text`` as ruamel CommentedMaps (for in-place edits of user files)."""
-    return [d for d in round_trip_yaml().load_all(text)]
-
-
-def round_trip_dump_all(docs: list, explicit_start: bool) -> str:
-    """Serialize CommentedMaps back, keeping comments; ``---`` between documents."""
-    rt = round_trip_yaml()
-    rt.explicit_start = explicit_start
-    buf = io.StringIO()
-    rt.dump_all(docs, buf)
-    return buf.getvalue()

@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-# the only parts not run: installing karmactl (the test runs the checkout) and the suite itself
-NOT_RUN = ("python3 -m pip install -e .", "python3 -m pip install -e '.[test]'", "python3 -m pytest")
+# the only parts not run here: installing karmactl (the test runs the checkout), the suite itself, and
+# the demo (tests/docs/test_clean_clone.py runs it, and a subset of the suite, in a fresh clone)
+NOT_RUN = ("python3 -m pip install -e .", "python3 -m pip install -e '.[test]'", "python3 -m pytest",
+           "python3 -m karmactl demo")
 
 
 def sh_blocks(text: str) -> list[list[str]]:
@@ -59,6 +61,7 @@ def _workspace(tmp_path: Path) -> dict:
     shim.chmod(0o755)
     env = dict(os.environ)
     env.pop("KARMACTL_STATE", None)
+    env.pop("XDG_CACHE_HOME", None)  # `demo` works in HOME/.cache/karmactl/demo, under tmp_path
     env["PATH"] = os.pathsep.join([str(bin_dir), os.path.dirname(sys.executable), env.get("PATH", "")])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
     env["HOME"] = str(tmp_path / "home")

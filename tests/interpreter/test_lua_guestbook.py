@@ -185,13 +185,14 @@ def test_component_resource_gives_the_binding_components_behind_the_gate(cli, st
     assert code == 0 and yaml.safe_load(out.split("# [1/1] components:\n", 1)[1])[1]["name"] == "follower"
 
 
-def test_interpreter_webhooks_are_refused(cli, state, tmp_path):
+def test_interpreter_webhooks_are_refused_even_with_their_crd(cli, state, tmp_path):
+    """Even with Karmada's CRD for it in the state directory (from ../shared), karmactl calls no webhooks."""
     from tests.kube_apiserver import KARMADA_CRDS
 
-    if not KARMADA_CRDS.is_dir(): pytest.skip("needs ../shared (Karmada's CRDs)")  # noqa: E701
-    # even with Karmada's CRD for it in the state directory, karmactl calls no webhooks
-    shutil.copy(KARMADA_CRDS / "config.karmada.io_resourceinterpreterwebhookconfigurations.yaml",
-                state / "webhook-crd.yaml")
+    crd = KARMADA_CRDS / "config.karmada.io_resourceinterpreterwebhookconfigurations.yaml"
+    if not crd.is_file():
+        pytest.skip(f"no Karmada CRDs at {KARMADA_CRDS} (../shared)")
+    shutil.copy(crd, state / "webhook-crd.yaml")
     write(tmp_path / "webhook.yaml", """
     apiVersion: config.karmada.io/v1alpha1
     kind: ResourceInterpreterWebhookConfiguration

@@ -51,7 +51,7 @@ def test_verbose_apply_names_what_it_did_not_store(cli, tmp_path):
     assert "not stored" in err and "metadata.uid" in err and "status" in err
     assert "metadata.labels.propagationpolicy.karmada.io/permanent-id" in err
     obj = yamlio.load_all(next(cli.state.rglob("c.yaml")).read_text())[0][0]
-    assert obj["metadata"] == {"name": "c", "labels": {"team": "a"}, "namespace": "default"}
+    assert obj["metadata"] == {"name": "c", "labels": {"team": "a"}}  # no namespace the input did not write
     assert "status" not in obj
 
 

@@ -29,7 +29,8 @@ def test_default_state_of_a_fresh_clone_shows_the_nginx_sample(tmp_path, monkeyp
     assert main_exit_code(["get", "pp"]) == 0
     table = capsys.readouterr().out.splitlines()
     assert table[0].split() == ["NAME", "CONFLICT-RESOLUTION", "PRIORITY", "AGE"]
-    assert table[1].split()[0] == "nginx-propagation" and table[1].split()[-1] != "<unknown>"
+    # no fake age: nothing computed is committed, so the age is unknown (as kubectl shows it)
+    assert table[1].split()[0] == "nginx-propagation" and table[1].split()[-1] == "<unknown>"
     assert main_exit_code(["get", "deploy", "nginx"]) == 0
     assert "nginx" in capsys.readouterr().out
     # a plan computes the binding and the Works for member1 and member2 without any member
@@ -41,6 +42,12 @@ def test_default_state_of_a_fresh_clone_shows_the_nginx_sample(tmp_path, monkeyp
 def test_example_state_is_the_sample_demo_propagates():
     for sample in sorted((ROOT / "manifests" / "nginx").glob("*.yaml")):
         assert (ROOT / "state" / "nginx" / sample.name).read_text() == sample.read_text(), sample.name
+
+
+def test_the_sample_commits_nothing_computed():
+    tracked = subprocess.run(["git", "ls-files", "--", "state"], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.split()
+    assert [p for p in tracked if p.startswith("state/computed/")] == []
 
 
 def test_runtime_directory_of_the_example_state_is_ignored_by_git():

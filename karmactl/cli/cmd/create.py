@@ -93,9 +93,11 @@ def generate(kind: str, name: str, namespace: str, literals=(), files=(), env_fi
     raise CLIError(f'unknown generator "{kind}"')
 
 
-def create_cmd(c: Context, obj: dict, dry_run: bool, output: Optional[str]) -> None:
+def create_cmd(c: Context, obj: dict, dry_run: bool, output: Optional[str], wrote_namespace: bool = False) -> None:
     """Store a generated object at its canonical path (``apply``'s layout); an existing one is an error
     (kubectl ``create``). ``--dry-run -o yaml`` prints it without storing, kubectl's everyday idiom.
+    ``namespace: default`` is printed and stored only with ``-n default`` (``wrote_namespace``), as
+    kubectl prints it.
 
     Raises:
         CLIError: the object exists (exit 1), or it is invalid (exit 2).
@@ -116,9 +118,9 @@ def create_cmd(c: Context, obj: dict, dry_run: bool, output: Optional[str]) -> N
             raise CLIError(f'Error from server (AlreadyExists): {info.resource_ref} "{key[3]}" already exists',
                            ExitCode.NOT_FOUND)
         if not dry_run:
-            edit.append_new(store, info, obj)
+            edit.append_new(store, info, obj, wrote_namespace)
             edit.stamp_creation(store, key, obj, c.now)
-    print_one(c, info, obj, output, f"{kind_prefix(info)}/{key[3]} created{' (dry run)' if dry_run else ''}")
+    print_one(c, info, edit.as_written(obj, wrote_namespace), output, f"{kind_prefix(info)}/{key[3]} created{' (dry run)' if dry_run else ''}")
 
 
 def register(app: typer.Typer) -> None:
@@ -137,19 +139,19 @@ def register(app: typer.Typer) -> None:
 
     @create_app.command("configmap")
     def create_configmap(ctx: typer.Context, name: str = typer.Argument(...),
-                         namespace: str = typer.Option("default", "-n", "--namespace"),
+                         namespace: Optional[str] = typer.Option(None, "-n", "--namespace", help="The namespace (default: default)."),
                          from_literal: Optional[List[str]] = typer.Option(None, "--from-literal", help="KEY=VALUE (repeatable)."),
                          from_file: Optional[List[str]] = typer.Option(None, "--from-file", help="[KEY=]PATH, a file or directory (repeatable)."),
                          from_env_file: Optional[List[str]] = typer.Option(None, "--from-env-file", help="A file of KEY=VALUE lines (repeatable)."),
                          dry_run: bool = typer.Option(False, "--dry-run", help="Only print the object."),
                          output: Optional[str] = typer.Option(None, "-o", "--output", help="yaml, json, name...")):
         """Create a ConfigMap from literals, files or env files (kubectl create configmap)."""
-        create_cmd(ctx.obj, generate("configmap", name, namespace, from_literal or [], from_file or [],
-                                     from_env_file or []), dry_run, output)
+        create_cmd(ctx.obj, generate("configmap", name, namespace or "default", from_literal or [], from_file or [],
+                                     from_env_file or []), dry_run, output, namespace is not None)
 
     @create_secret.command("generic")
     def create_secret_generic(ctx: typer.Context, name: str = typer.Argument(...),
-                              namespace: str = typer.Option("default", "-n", "--namespace"),
+                              namespace: Optional[str] = typer.Option(None, "-n", "--namespace", help="The namespace (default: default)."),
                               from_literal: Optional[List[str]] = typer.Option(None, "--from-literal", help="KEY=VALUE (repeatable)."),
                               from_file: Optional[List[str]] = typer.Option(None, "--from-file", help="[KEY=]PATH (repeatable)."),
                               from_env_file: Optional[List[str]] = typer.Option(None, "--from-env-file", help="KEY=VALUE lines (repeatable)."),
@@ -157,17 +159,17 @@ def register(app: typer.Typer) -> None:
                               dry_run: bool = typer.Option(False, "--dry-run", help="Only print the object."),
                               output: Optional[str] = typer.Option(None, "-o", "--output", help="yaml, json, name...")):
         """Create a generic Secret from literals, files or env files (kubectl create secret generic)."""
-        create_cmd(ctx.obj, generate("secret", name, namespace, from_literal or [], from_file or [],
-                                     from_env_file or [], secret_type), dry_run, output)
+        create_cmd(ctx.obj, generate("secret", name, namespace or "default", from_literal or [], from_file or [],
+                                     from_env_file or [], secret_type), dry_run, output, namespace is not None)
 
     @create_app.command("deployment")
     def create_deployment(ctx: typer.Context, name: str = typer.Argument(...),
-                          namespace: str = typer.Option("default", "-n", "--namespace"),
+                          namespace: Optional[str] = typer.Option(None, "-n", "--namespace", help="The namespace (default: default)."),
                           image: Optional[str] = typer.Option(None, "--image", help="The container image (required)."),
                           replicas: int = typer.Option(1, "-r", "--replicas"),
                           port: Optional[int] = typer.Option(None, "--port", help="The container port."),
                           dry_run: bool = typer.Option(False, "--dry-run", help="Only print the object."),
                           output: Optional[str] = typer.Option(None, "-o", "--output", help="yaml, json, name...")):
         """Create a Deployment running one image (kubectl create deployment)."""
-        create_cmd(ctx.obj, generate("deployment", name, namespace, image=image, replicas=replicas, port=port),
-                   dry_run, output)
+        create_cmd(ctx.obj, generate("deployment", name, namespace or "default", image=image, replicas=replicas,
+                                     port=port), dry_run, output, namespace is not None)

@@ -1,8 +1,14 @@
 """``karmactl demo``: the whole tour in one command: local-up, apply the nginx sample, reconcile until
 ready, show the results (with the helpers those commands use: :mod:`karmactl.cli.membership`,
-:mod:`karmactl.cli.applying`, :mod:`karmactl.cli.converging`, :mod:`karmactl.cli.listing`)."""
+:mod:`karmactl.cli.applying`, :mod:`karmactl.cli.converging`, :mod:`karmactl.cli.listing`).
+
+Without ``--state`` (or ``KARMACTL_STATE``) the demo works in a state directory of its own under the
+user's cache directory (:func:`demo_state_dir`), never in ``./state``: in a clone of the repository
+that is the committed sample, which the demo must leave as it is."""
 from __future__ import annotations
 
+import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Optional
@@ -28,6 +34,14 @@ def _default_manifests() -> Path:
     if repo.is_dir():
         return repo
     raise CLIError("no sample manifests found (looked for ./manifests/nginx and the karmactl source tree); pass --manifests DIR")
+
+
+def demo_state_dir(environ=None) -> Path:
+    """The demo's own state directory: ``$XDG_CACHE_HOME/karmactl/demo`` (default
+    ``~/.cache/karmactl/demo``), outside any repository."""
+    environ = os.environ if environ is None else environ
+    cache = environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(cache) / "karmactl" / "demo"
 
 
 def demo(c: Context, manifests: Path | None = None, count: int = 3, timeout: float = 60.0,
@@ -60,9 +74,13 @@ def demo(c: Context, manifests: Path | None = None, count: int = 3, timeout: flo
     show("get works -A", "works", all_namespaces=True)
     show("get deploy -s members", "deployments", scope="members")
     kubeconfig = next((m["kubeconfig"] for m in members if m["name"] == "member2"), members[-1]["kubeconfig"])
-    out("\nLook at a member with kubectl:")
+    state = shlex.quote(str(c.state))
+    out(f"\nThe demo's state directory is {c.state}; look at it with:")
+    out(f"  export KARMACTL_STATE={state}")
+    out("  karmactl get deploy nginx -o yaml; karmactl describe rb nginx-deployment; karmactl plan")
+    out("Look at a member with kubectl:")
     out(f"  kubectl --kubeconfig {kubeconfig} get deploy nginx -n default")
-    out("Stop the members with: karmactl local-down" + (f" --state {c.state}" if str(c.state) != "state" else ""))
+    out(f"Stop the members with: karmactl --state {state} local-down")
 
 
 def register(app: typer.Typer) -> None:
@@ -78,5 +96,10 @@ def register(app: typer.Typer) -> None:
                      kube_apiserver: Optional[str] = kube_apiserver_option,
                      kube_cluster: Optional[str] = typer.Option(None, "--kube-cluster", envvar="KARMACTL_KUBE_CLUSTER",
                                                                 metavar="LAUNCHER", help=KUBE_CLUSTER_HELP)):
-        """The tour: local-up, apply the nginx sample, reconcile until ready, show the results."""
-        demo(ctx.obj, manifests, members, parse_duration(timeout), kube_apiserver, kube_cluster)
+        """The tour: local-up, apply the nginx sample, reconcile until ready, show the results (in its own
+        state directory, ~/.cache/karmactl/demo, unless --state or KARMACTL_STATE names one)."""
+        c = ctx.obj
+        source = ctx.parent.get_parameter_source("state") if ctx.parent is not None else None
+        if source is not None and source.name == "DEFAULT":
+            c = Context(state=demo_state_dir(), now_text=c.now_text, verbose=c.verbose, command=c.command)
+        demo(c, manifests, members, parse_duration(timeout, "--timeout"), kube_apiserver, kube_cluster)

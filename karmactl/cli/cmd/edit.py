@@ -34,8 +34,9 @@ def edit_cmd(c: Context, args: list[str], namespace: str) -> None:
             an error (exit 1), the editor failing.
     """
     from karmactl.cli.printers import kind_prefix
-    from karmactl.store import edit, yamlio
-    from karmactl.store.fsio import state_lock, write_atomic
+    from karmactl.store import edit
+    from karmactl.store.fsio import read_text, state_lock
+    from karmactl.store.rewrite import UserFile, load_document
     from karmactl.store.state import StateStore
 
     with state_lock(c.state):
@@ -47,17 +48,14 @@ def edit_cmd(c: Context, args: list[str], namespace: str) -> None:
         if len(targets) != 1:
             raise CLIError("edit takes one object: TYPE NAME or TYPE/NAME")
         info, key, src = targets[0]
-        path = store.root / src.path
-        docs = yamlio.round_trip_load_all(path.read_text(encoding="utf-8"))
-        live = [i for i, d in enumerate(docs) if d is not None]
-        original = yamlio.round_trip_dump_all([docs[live[src.index]]], False)
+        file = UserFile(read_text(store.root / src.path))
+        original = file.style_dump(file.live[src.index])
+        original = original[4:] if original.startswith("---\n") else original
         text = _edit_until_valid(original, lambda body: _check_edited(body, store, info, key, src), key[3])
         if text is None:
             out("Edit cancelled, no changes made.")
             return
-        docs[live[src.index]] = yamlio.round_trip_load_all(text)[0]
-        kept = [d for d in docs if d is not None]
-        write_atomic(path, yamlio.round_trip_dump_all(kept, len(kept) > 1 or path.read_text().lstrip().startswith("---")))
+        edit.replace_document(store, src, load_document(text))
         out(f"{kind_prefix(info)}/{key[3]} edited")
 
 

@@ -31,7 +31,7 @@ def reconcile_cmd(c: Context, offline: bool, dry_run: bool, wait: bool, timeout:
             if given:
                 raise CLIError(f"--watch runs until stopped on the wall clock: it cannot be combined with {flag}",
                                ExitCode.INPUT_ERROR)
-        watch_cmd(c, member_layer(c, offline), offline=offline, resync=parse_duration(resync),
+        watch_cmd(c, member_layer(c, offline), offline=offline, resync=parse_duration(resync, "--resync"),
                   metrics_addr=metrics_addr)
         return
     from karmactl.cli.planning import RunChanges, run_summary
@@ -40,7 +40,7 @@ def reconcile_cmd(c: Context, offline: bool, dry_run: bool, wait: bool, timeout:
     changes = RunChanges()
     if wait and not dry_run:
         try:
-            report = wait_converged(c, members, parse_duration(timeout), offline=offline, verbose_runs=True,
+            report = wait_converged(c, members, parse_duration(timeout, "--timeout"), offline=offline, verbose_runs=True,
                                     changes=changes)
         finally:  # what the runs changed, also when they did not settle in time
             _print_summary(changes)

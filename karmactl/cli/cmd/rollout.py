@@ -201,7 +201,7 @@ def register(app: typer.Typer) -> None:
         """Run passes until the template has rolled out on every member (aggregated status)."""
         if watch not in ("true", "false"):
             raise CLIError(f'invalid argument "{watch}" for "--watch" flag: expected true or false')
-        status_cmd(ctx.obj, args, namespace, watch == "true", parse_duration(timeout))
+        status_cmd(ctx.obj, args, namespace, watch == "true", parse_duration(timeout, "--timeout"))
 
     @rollout.command("history", no_args_is_help=True)
     def history(ctx: typer.Context, args: List[str] = target,

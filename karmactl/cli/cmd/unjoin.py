@@ -84,7 +84,7 @@ def register(app: typer.Typer) -> None:
                wait: str = typer.Option("60s", "--wait", help="How long to wait for the member copies to be deleted."),
                dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be removed; contact nothing.")):
         """Remove a member: delete what was propagated to it, then its Works and its Cluster file."""
-        secs = parse_duration(wait)
+        secs = parse_duration(wait, "--wait")
         if secs <= 0:
             raise CLIError(f" --wait {wait}  must be a positive duration, e.g. 1m0s ")
         unjoin_cluster(ctx.obj, name, force, secs, dry_run)

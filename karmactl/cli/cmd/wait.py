@@ -159,5 +159,5 @@ def register(app: typer.Typer) -> None:
         """Wait for a condition on objects of the state directory (kubectl wait)."""
         if reconcile not in ("true", "false"):
             raise CLIError(f'invalid argument "{reconcile}" for "--reconcile" flag: expected true or false')
-        wait_cmd(ctx.obj, args, namespace, for_, parse_duration(timeout), reconcile == "true", all_objects, selector,
+        wait_cmd(ctx.obj, args, namespace, for_, parse_duration(timeout, "--timeout"), reconcile == "true", all_objects, selector,
                  all_namespaces)
