@@ -42,6 +42,7 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if os.path.abspath(str(item.fspath)).startswith(here + os.sep):
             item.add_marker(pytest.mark.cluster)
+            item.add_marker(pytest.mark.xdist_group("cluster"))  # one worker starts the shared members
 
 
 @pytest.fixture(scope="session")

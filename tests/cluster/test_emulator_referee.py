@@ -3,8 +3,9 @@ fake controller) and on a real cluster (deployment controller, scheduler, hollow
 the settled status after each step compared field by field.
 
 What a real cluster shows *between* settled states (a rollout's surge, Pods not yet ready) the
-emulator skips: its fake controller writes the settled status at once. That and every other
-difference found is listed in the behaviour table of ``docs/member-emulator.md``, which this test
+emulator skips: its fake controller writes the settled status at once (said in the docs; not
+compared, as how many in-between states a poll catches depends on timing). Every difference of the
+settled states is listed in the behaviour table of ``docs/member-emulator.md``, which this test
 reads: a difference no row's pattern (a glob over ``<step>: <field path>``) matches fails, and so does
 a row that matches nothing.
 """
@@ -67,7 +68,6 @@ class Side:
     def __init__(self, name: str, kubeconfig: str, cache: Path, ns: str):
         self.name, self.kubeconfig, self.cache, self.ns = name, kubeconfig, cache, ns
         self.settled: dict[str, dict] = {}
-        self.between: dict[str, int] = {}  # step -> distinct unsettled statuses seen
 
     def k(self, *args: str, input: str | None = None) -> str:
         return _kubectl(self.kubeconfig, self.cache, *args, input=input)
@@ -75,15 +75,12 @@ class Side:
     def step(self, name: str, kind: str, obj_name: str, settled, *args: str, input: str | None = None) -> None:
         if args:
             self.k(*args, input=input)
-        seen = set()
         end = time.monotonic() + DEADLINE
         while True:
             obj = json.loads(self.k("get", kind, obj_name, "-n", self.ns, "-o", "json"))
             if settled(obj):
                 self.settled[name] = _normal(obj.get("status") or {})
-                self.between[name] = len(seen)
                 return
-            seen.add(json.dumps(_normal(obj.get("status") or {}), sort_keys=True))
             assert time.monotonic() < end, f"{self.name}: step {name} did not settle: {obj.get('status')}"
             time.sleep(0.3)
 
@@ -112,14 +109,12 @@ def _leaves(value, path: str = "") -> dict[str, object]:
 
 
 def differences(emulated: Side, real: Side) -> list[str]:
-    """``<step>: <field path>`` for every settled field that differs, and ``<step>: between`` when the
-    real cluster showed states in between and the emulator did not."""
+    """``<step>: <field path>`` for every settled field that differs. (The states in between are not
+    compared: how many a poll catches depends on timing; the docs say how the two differ there.)"""
     out = []
     for step in real.settled:
         a, b = _leaves(emulated.settled.get(step, {})), _leaves(real.settled[step])
         out += [f"{step}: status{p}" for p in sorted(set(a) | set(b)) if a.get(p, "<absent>") != b.get(p, "<absent>")]
-        if real.between.get(step) and not emulated.between.get(step):
-            out.append(f"{step}: between")
     return out
 
 

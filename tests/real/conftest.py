@@ -53,6 +53,7 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if here in Path(str(item.fspath)).resolve().parents:
             item.add_marker(pytest.mark.real)
+            item.add_marker(pytest.mark.xdist_group("real"))  # one worker starts the shared members
 
 
 @pytest.fixture(scope="session")
