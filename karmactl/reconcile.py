@@ -289,16 +289,17 @@ def _run_incrementally(store: StateStore, now: str, started_ns: int) -> tuple:
     return None, run_plan
 
 
-def _run_partial(store: StateStore, now: str, report: RunReport, run_plan, started_ns: int) -> tuple:
-    """Recompute only the templates the plan names (``karmactl/incremental/partial.py``):
-    ``(report, "")``, or ``(None, why)`` when a full run must decide (any input error included:
-    the full run reports it with every other one)."""
+def _run_partial(store: StateStore, now: str, report: RunReport, run_plan, started_ns: int,
+                 members: Members | None = None) -> tuple:
+    """Recompute only the templates the plan names (``karmactl/incremental/partial.py``), with
+    ``members`` (offline: none): ``(report, "")``, or ``(None, why)`` when a full run must decide
+    (any input error included: the full run reports it with every other one)."""
     from karmactl.incremental.partial import FullRun, PartialRun
 
     try:
         part = PartialRun.prepare(store, run_plan.index, run_plan.plan)
         try:
-            after = control_loop(part.snapshot(), now, OfflineMembers(), report)
+            after = control_loop(part.snapshot(), now, members or OfflineMembers(), report)
         except (InputError, NotConvergedError) as exc:
             raise FullRun(f"{type(exc).__name__}: {exc}") from None  # the full run reports it as it would
         return part.commit(after, report, now, started_ns), ""
@@ -339,6 +340,55 @@ def _load_full(store: StateStore, run_plan, now: str, report: RunReport) -> tupl
         before, later = load(store), None
     runindex.drop_index(store.root)
     return before, later
+
+
+def run_online_pass(store: StateStore, now: str, members: Members, targeted: Members, owners=(),
+                    full: str = "") -> RunReport:
+    """One online pass of the continuous loop (``karmactl/continuous.py``): as little as the
+    incremental engine can prove enough (``engine.plan_online``), and the run index left for the
+    next one. ``report.incremental`` says which: ``unchanged``, ``partial: N template(s)`` (the
+    templates whose files changed or whose wake time came, and the bindings ``owners`` whose member
+    copies changed: computed with ``targeted``, members reached with one GET per member copy of
+    their Works and no probe, the loop's probes keeping Cluster status) or ``full: why`` (the loop
+    of DESIGN §1 over everything with ``members``; ``full`` forces it with that reason).
+
+    Raises:
+        InputError, NotConvergedError: as :func:`run` (nothing is written).
+    """
+    from karmactl.gcpause import cyclic_gc_paused
+    from karmactl.incremental import engine
+
+    started_ns = time.time_ns()
+    with cyclic_gc_paused():
+        run_plan = engine.plan_online(store, now, owners, full)
+        report = RunReport()
+        if run_plan.mode == "unchanged":
+            report.warnings.extend(run_plan.index.warnings)
+            report.incremental = "unchanged"
+            return report
+        reason = run_plan.reason
+        if run_plan.mode == "partial":
+            done, reason = _run_partial(store, now, report, run_plan, started_ns, targeted)
+            if done is not None:
+                return done
+            report = RunReport()
+        return _run_full_online(store, now, members, report, reason, run_plan.tag, started_ns)
+
+
+def _run_full_online(store: StateStore, now: str, members: Members, report: RunReport, reason: str, tag: str,
+                     started_ns: int) -> RunReport:
+    """:func:`run`'s online run, its index recorded after the commit (``engine.record_full_run``)."""
+    from karmactl.controllers.helper.template import DetectorConfig
+    from karmactl.incremental import engine, runindex
+
+    report.incremental = f"full: {reason}"
+    before = _without_expired_rebalancers(store, load(store), now, report)
+    runindex.drop_index(store.root)  # until the new one is written, a crash means a full run
+    config = DetectorConfig(skipped_namespaces=settings_of(before).skipped_namespaces)
+    shared = runindex.shared_objects_bytes(before, config)
+    _compute_and_write(store, before, now, members, report)
+    engine.record_full_run(store, before, report.after, report, now, tag, config, started_ns, shared)
+    return report
 
 
 ACT_ROUNDS = 3  # act -> observe -> compute rounds in one run while decisions keep changing Works
@@ -476,5 +526,5 @@ def _planned_changes(store: StateStore, before: Snapshot, after: Snapshot) -> li
     return out
 
 
-__all__ = ["Members", "OfflineMembers", "RunOptions", "RunReport", "run", "compute", "control_loop", "converged",
+__all__ = ["Members", "OfflineMembers", "RunOptions", "RunReport", "run", "run_online_pass", "compute", "control_loop", "converged",
            "load", "normalize_object", "settings_of", "run_until_converged", "NotConvergedError", "InputError"]

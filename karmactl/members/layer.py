@@ -36,6 +36,7 @@ from pathlib import Path
 from karmactl.api import constants as C
 from karmactl.api.snapshot import Settings, Snapshot
 from karmactl.members.clients import DEFAULT_BURST, DEFAULT_QPS, DEFAULT_TIMEOUT, DEFAULT_WORKERS, MAX_RETRY_AFTER
+from karmactl.members.executing import MemberCopies
 
 CLUSTER = ("cluster.karmada.io", "Cluster")
 
@@ -111,6 +112,8 @@ class MemberLayer:
         self.reuse_probe_at: str | None = None
         """The clock of a probe whose answers the next :meth:`probe` at that clock may use again."""
         self._knob_warnings: list = []
+        self.targeted = False
+        """Read member copies one GET each instead of one LIST per kind (:meth:`targeted_members`)."""
 
     @classmethod
     def from_context(cls, c) -> "MemberLayer":
@@ -308,7 +311,7 @@ class MemberLayer:
         from karmactl.interpreter import Interpreter
         from karmactl.members.clients import MemberUnreachable
         from karmactl.members.endpointslices import collect_member
-        from karmactl.members.executing import MemberCopies, MemberOutcome, observe_member
+        from karmactl.members.executing import MemberOutcome, observe_member
 
         if not self._probes and not self._clients:
             self._reset(snap)
@@ -318,8 +321,10 @@ class MemberLayer:
         clusters, by_cluster = self._works_by_cluster(snap, out)
         names = [n for n in sorted(by_cluster) if self._reach_error(clusters[n]) is None]
 
+        copies_of = TargetedCopies if self.targeted else MemberCopies
+
         def one(name):
-            copies = MemberCopies(self._client(clusters[name])[0])
+            copies = copies_of(self._client(clusters[name])[0])
             try:
                 oc = observe_member(by_cluster[name], copies, now, interpreter)
                 # a MultiClusterService provider: its EndpointSlices (endpointslice_collect_controller.go)
@@ -355,7 +360,7 @@ class MemberLayer:
         With ``dry_run`` nothing is sent and ``report.member_changes`` lists what would be.
         """
         from karmactl.interpreter import Interpreter
-        from karmactl.members.executing import MemberCopies, act_member
+        from karmactl.members.executing import act_member
 
         if not self._probes and not self._clients:
             self._reset(snap)
@@ -374,7 +379,7 @@ class MemberLayer:
             reach_error = self._reach_error(cluster)
             copies = self._copies.get(name)
             if copies is None and reach_error is None:
-                copies = MemberCopies(self._client(cluster)[0])
+                copies = (TargetedCopies if self.targeted else MemberCopies)(self._client(cluster)[0])
             return act_member(name, by_cluster[name], copies, ready, reach_error, now, interpreter,
                               bar.advance if bar else None, self.verbose, dry_run, self._knobs.workers)
 
@@ -394,6 +399,76 @@ class MemberLayer:
             if client is not None:
                 client.close()
         self._clients = {}
+
+    def targeted_members(self) -> "TargetedMembers":
+        """This layer for a pass over a few bindings (:class:`TargetedMembers`)."""
+        return TargetedMembers(self)
+
+
+class TargetedMembers:
+    """``karmactl.reconcile.Members`` for a partial pass of the continuous loop
+    (``karmactl.reconcile.run_online_pass``): the Works of a few bindings, each member copy read
+    with one GET (:class:`TargetedCopies`) instead of a LIST of the kind over the whole member, and
+    no probe: the Clusters' status is the last pass's, which the loop's own probes every
+    ``clusterStatusUpdateFrequency`` keep (a change there is a full pass). Members the last probe
+    found unreachable are not contacted (``report.member_errors`` says so)."""
+
+    def __init__(self, layer: MemberLayer):
+        self.layer = layer
+
+    def probe(self, snap: Snapshot, now: str, report) -> Snapshot:
+        for name, result in sorted(self.layer._probes.items()):
+            if result.error and name not in report.member_errors:
+                report.member_errors[name] = result.error
+        return snap
+
+    def observe(self, snap: Snapshot, now: str, report) -> Snapshot:
+        return self._targeted(self.layer.observe, snap, now, report)
+
+    def observed_clusters(self) -> frozenset | None:
+        return self.layer.observed_clusters()
+
+    def act(self, snap: Snapshot, now: str, report, dry_run: bool = False) -> Snapshot:
+        return self._targeted(self.layer.act, snap, now, report, dry_run)
+
+    def _targeted(self, method, *args):
+        self.layer.targeted = True
+        try:
+            return method(*args)
+        finally:
+            self.layer.targeted = False
+
+    def close(self) -> None:
+        pass
+
+
+class TargetedCopies(MemberCopies):
+    """:class:`~karmactl.members.executing.MemberCopies` (the member copies of this pass, kept up
+    to date with its writes) whose copies are each read with their own GET when first asked for (a
+    404 is remembered as absent): for a pass over a few Works, where one LIST of a kind would read
+    every copy of the member."""
+
+    def objects(self, r) -> dict:
+        """The copies of resource ``r`` read so far, by (namespace, name); None for those absent."""
+        with self._lock:
+            return self.index.setdefault(r.path(), {})
+
+    def get(self, r, namespace: str, name: str) -> dict | None:
+        items = self.objects(r)
+        key = (namespace if r.namespaced else "", name)
+        if key in items:
+            return items[key]
+        obj = self.client.call("GET", r.path(key[0] or None, name), ok_missing=True)
+        if obj is not None:
+            obj.setdefault("apiVersion", r.group_version)
+            obj.setdefault("kind", r.kind)
+        with self._lock:
+            return items.setdefault(key, obj)
+
+    def remember(self, r, namespace: str, name: str, obj: dict | None) -> None:
+        items = self.objects(r)
+        with self._lock:
+            items[(namespace if r.namespaced else "", name)] = obj
 
 
 class _Progress:
@@ -419,7 +494,7 @@ class _Progress:
         self._p.stop()
 
 
-__all__ = ["Knobs", "MemberLayer", "knobs_of"]
+__all__ = ["Knobs", "MemberLayer", "TargetedCopies", "TargetedMembers", "knobs_of"]
 
 
 def _warn_failures(interpreter, report) -> None:
