@@ -83,7 +83,8 @@ class PassRecord:
     seconds: float = 0.0
     kind: str = ""  # "" ok, "input" bad input, "internal" a bug
     ready: int | None = None  # Clusters Ready after the pass (online), for the metrics
-    unsettled: bool = False  # a settle pass should follow (see ControlLoop.run)
+    unsettled: bool = False  # what the pass applied has not settled (see ControlLoop.run)
+    new_watches: bool = False  # the pass started watches: what members did before they listed is unseen
 
 
 class Triggers:
@@ -306,7 +307,7 @@ class ControlLoop:
             self._after_pass(record, now)
         except (InputError, NotConvergedError) as exc:
             record.error, record.kind = str(exc), "input"
-            self._failed()
+            self.last = None  # no probes until a pass goes through: they would only repeat the error
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as exc:  # noqa: BLE001 - the loop outlives a bug in one pass; it is logged
@@ -324,6 +325,8 @@ class ControlLoop:
         return record
 
     def _failed(self) -> None:
+        """After a bug in a pass: the next is full (an input error needs not: it wrote nothing, and
+        the engine sees what the fix changes)."""
         self.last = None
         self._full = "the last pass failed"
 
@@ -372,7 +375,7 @@ class ControlLoop:
         self._full = ""
         if after is not None:
             full = not report.incremental.startswith(("partial", "unchanged"))
-            if full:
+            if full or self.last is None:  # (a partial pass's snapshot holds every Cluster and the settings)
                 self.last = loop_view(after)
                 try:
                     self.settings = settings_of(after)
@@ -383,7 +386,7 @@ class ControlLoop:
         self.wakes = self._index_wakes(after, now)
         if self.last is not None and not self.options.offline:
             record.ready = ready_clusters(self.last)
-            self._update_watches(report)
+            record.new_watches = self._update_watches(report)
 
     def _index_wakes(self, after, now: str) -> list:
         """The wake times after ``now`` the run index records (the last pass left it), else those
@@ -461,13 +464,14 @@ class ControlLoop:
                     reasons = ["cluster status: " + ",".join(changed)]
                     self._observed_at = observed_at
 
-    def _update_watches(self, report: RunReport) -> None:
+    def _update_watches(self, report: RunReport) -> bool:
         """Watch every (member, kind) the Works dispatch (``karmactl/members/watching.py``): a change
         on a member fires ``member: <cluster> <kind> <ns>/<name>``. Members that failed this pass are
         left out until a pass reaches them again; without a member layer that can build watch
-        clients, nothing is watched (the settle passes and the resync stand in)."""
+        clients, nothing is watched (the settle passes and the resync stand in). Whether a watch
+        was started (it sees only what happens after its LIST)."""
         if self.options.offline or self.members is None or not hasattr(self.members, "watch_client"):
-            return
+            return False
         from karmactl.members.watching import MemberWatches
 
         if self.watches is None:
@@ -480,9 +484,11 @@ class ControlLoop:
             client = self._watch_client(cluster, clusters[cluster], len(pairs) + 1, report)
             if client is not None:
                 self._want_watches(cluster, client, pairs, report, wanted)
+        watched = set(self.watches.watches)
         self.watches.update(wanted)
         for cluster in set(self._watch_clients) - set(kinds):
             self._watch_clients.pop(cluster)[1].close()
+        return bool(set(self.watches.watches) - watched)
 
     def _watch_client(self, cluster: str, cluster_obj: dict, streams: int, report: RunReport) -> Any:
         """The watch client of ``cluster`` (one for ``streams`` connections), kept while its Cluster
@@ -536,7 +542,7 @@ class ControlLoop:
         report = rec.report
         if report is None or self.options.offline:
             return False
-        if self.watching() and not report.member_errors:
+        if self.watching() and not report.member_errors and not rec.new_watches:
             return False  # the members' answers arrive as watch events
         return rec.unsettled
 
