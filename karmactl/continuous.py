@@ -21,6 +21,15 @@ changes, on one machine, without holding the state directory between passes:
 - **resync**: a whole pass every ``resync`` seconds even when nothing triggered one (the resync
   period of Kubernetes informers), a safety net for a watch that could not be kept.
 
+Online, each pass is as small as the incremental engine can prove enough
+(``karmactl.reconcile.run_online_pass``, ``karmactl/incremental/engine.py: plan_online``): the
+templates whose files changed or whose wake time came, and the bindings whose member copies a watch
+saw change (:class:`MemberTargets`), computed alone with their member copies read one GET each; a
+full pass (every member observed, every binding computed, the run index written) at the start, on
+a resync or a settle pass, when a Cluster's status changed, after a watch listed again, and whenever
+the engine says full (with its reason). The loop keeps of a pass only its view (:func:`loop_view`),
+the targets and the wake times: never a whole snapshot.
+
 Each pass takes the state lock for the pass alone (so ``apply``, ``edit``, ``get``... work while
 the loop runs), is crash-atomic as any run, and logs one line on stderr. A member that fails is
 a line in the log, never the end of the loop; invalid input is reported and the loop waits for the
