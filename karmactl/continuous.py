@@ -57,6 +57,11 @@ SETTLE_FIRST = 0.5
 SETTLE_MAX = 60.0
 """Seconds before the first and at most between *settle* passes (see :meth:`ControlLoop.run`)."""
 
+CLIENT_TTL = 300.0
+"""Seconds the loop keeps a member's client from one pass or probe to the next
+(``MemberLayer.client_ttl``): a kubeconfig rewritten in place is read again within this time (a
+changed Cluster object at once)."""
+
 DEBOUNCE = 0.2
 """Seconds the loop waits after a file event for the rest of the same edit (an editor's save, a
 ``git pull`` of many files) before it runs a pass."""
@@ -280,6 +285,8 @@ class ControlLoop:
         self.targets = MemberTargets()
         self.wakes: list = []  # the wake times (RFC 3339) of the last pass's index
         self._full = "the loop started"  # why the next online pass must be full ("" when it need not)
+        if hasattr(members, "client_ttl"):
+            members.client_ttl = CLIENT_TTL
 
     def frequency(self) -> float:
         """Seconds between probes: the flag, else the settings' ``clusterStatusUpdateFrequency``."""

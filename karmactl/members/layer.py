@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,6 +113,11 @@ class MemberLayer:
         self.reuse_probe_at: str | None = None
         """The clock of a probe whose answers the next :meth:`probe` at that clock may use again."""
         self._knob_warnings: list = []
+        self._made: dict = {}  # cluster name -> (monotonic time its client was made, the Cluster then)
+        self.client_ttl = 0.0
+        """Seconds a member's client is kept from one run to the next while its Cluster and the
+        knobs stay the same (the continuous loop: a client costs a kubeconfig read and a TLS
+        context loading the system's CAs, some 50 ms); 0: new clients each run."""
         self.targeted = False
         """Read member copies one GET each instead of one LIST per kind (:meth:`targeted_members`)."""
 
@@ -129,7 +135,10 @@ class MemberLayer:
         from karmactl.members.kubeconfig import AccessError, resolve_access
 
         name = cluster["metadata"]["name"]
+        if name in self._clients and self._made.get(name, (0.0, cluster))[1] != cluster:
+            self._drop_client(name)  # its Cluster changed since the client was kept
         if name not in self._clients:
+            self._made[name] = (time.monotonic(), cluster)
             try:
                 access = resolve_access(cluster, self.state_dir, self.kubeconfig, self.environ)
                 k = self._knobs
@@ -179,16 +188,27 @@ class MemberLayer:
         return client
 
     def _reset(self, snap: Snapshot) -> None:
-        for client, _ in self._clients.values():
-            if client is not None:
-                client.close()
-        self._clients, self._probes, self._copies, self._observed = {}, {}, {}, None
+        """A new run over ``snap``: its knobs, no probe or copy yet, new clients (but those
+        :attr:`client_ttl` keeps)."""
         try:
             data = Settings.from_snapshot(snap).extra
         except ValueError:
             data = {}  # compute() reports the invalid settings
         self._knob_warnings = []
-        self._knobs = knobs_of(data, self.environ, self._knob_warnings)
+        knobs = knobs_of(data, self.environ, self._knob_warnings)
+        now = time.monotonic()
+        for name in list(self._clients):
+            if (knobs != self._knobs or self._clients[name][0] is None
+                    or now - self._made.get(name, (0.0, None))[0] >= self.client_ttl):
+                self._drop_client(name)
+        self._knobs = knobs
+        self._probes, self._copies, self._observed = {}, {}, None
+
+    def _drop_client(self, name: str) -> None:
+        client = self._clients.pop(name, (None, None))[0]
+        self._made.pop(name, None)
+        if client is not None:
+            client.close()
 
     def _warn_knobs(self, report) -> None:
         for line in self._knob_warnings:
@@ -395,10 +415,8 @@ class MemberLayer:
         return out
 
     def close(self) -> None:
-        for client, _ in self._clients.values():
-            if client is not None:
-                client.close()
-        self._clients = {}
+        for name in list(self._clients):
+            self._drop_client(name)
 
     def targeted_members(self) -> "TargetedMembers":
         """This layer for a pass over a few bindings (:class:`TargetedMembers`)."""

@@ -4,7 +4,9 @@ objects are what a full pass gives. The loop runs against emulated members, as a
 (as an operator runs it) or in this process where a signal must land at one exact point."""
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import re
 import time
 import urllib.request
@@ -50,13 +52,26 @@ def pass_line(loop: Loop, trigger: str) -> str:
     return lines[-1] if lines else ""
 
 
-def quiet(loop: Loop, seconds: float = 1.5) -> None:
-    """Wait until no pass has been logged for ``seconds``."""
+def in_pass(state: Path) -> bool:
+    """Whether the loop holds the state lock (a pass is running)."""
+    fd = os.open(state / ".karmactl" / "lock", os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # (releases it)
+    return False
+
+
+def quiet(loop: Loop, state: Path, seconds: float = 1.5) -> None:
+    """Wait until no pass has been logged for ``seconds`` and none is running (a settle pass
+    follows its pass within 1 s)."""
     last = [loop.text(), time.monotonic()]
 
     def still() -> bool:
         text = loop.text()
-        if text != last[0]:
+        if text != last[0] or in_pass(state):
             last[:] = [text, time.monotonic()]
         return time.monotonic() - last[1] >= seconds
 
@@ -82,7 +97,7 @@ def test_incremental_passes_touch_one_binding_and_match_a_full_pass(state, fleet
     try:
         until("the first placement", lambda: replicas(fleet) == {"member1": 1, "member2": 2}, loop)
         until("the first pass logged", lambda: "full: the loop started" in pass_line(loop, "start"), loop)
-        quiet(loop)
+        quiet(loop, state)
         before = web_files(state)
         assert before
 
@@ -93,15 +108,15 @@ def test_incremental_passes_touch_one_binding_and_match_a_full_pass(state, fleet
         until("the hand edit undone", lambda: replicas(fleet) == {"member1": 1, "member2": 2}
               and "partial" in pass_line(loop, "member: member2 Deployment default/nginx"), loop)
         assert "partial: 1 template(s)" in pass_line(loop, "member: member2 Deployment default/nginx")
-        assert not any(lists_of_deployments(srv) for srv in fleet.values())
+        assert not [lists_of_deployments(srv) for srv in fleet.values() if lists_of_deployments(srv)], loop.text()
         # a template edited: a partial pass of that template
         deploy = state / "apps" / "nginx.yaml"
         deploy.write_text(deploy.read_text().replace("replicas: 3", "replicas: 6"))
         until("the edit on the members", lambda: replicas(fleet) == {"member1": 2, "member2": 4}, loop)
         until("the edit's pass", lambda: pass_line(loop, "files: apps/nginx.yaml"), loop)
         assert "partial: 1 template(s)" in pass_line(loop, "files: apps/nginx.yaml"), loop.text()
-        assert not any(lists_of_deployments(srv) for srv in fleet.values())
-        quiet(loop)
+        assert not [lists_of_deployments(srv) for srv in fleet.values() if lists_of_deployments(srv)], loop.text()
+        quiet(loop, state)
         assert web_files(state) == before  # nothing of the other binding was written
 
         # a bad edit: one clear error line, the loop goes on, and the fix reaches the members
@@ -109,7 +124,7 @@ def test_incremental_passes_touch_one_binding_and_match_a_full_pass(state, fleet
         until("the error logged", lambda: "spec.replicas" in loop.text(), loop)
         deploy.write_text(deploy.read_text().replace('replicas: "six"', "replicas: 9"))
         until("the fix on the members", lambda: replicas(fleet) == {"member1": 3, "member2": 6}, loop)
-        quiet(loop)
+        quiet(loop, state)
     finally:
         code = loop.stop()
     assert code == 143, loop.text()
