@@ -24,11 +24,12 @@ changes, on one machine, without holding the state directory between passes:
 Online, each pass is as small as the incremental engine can prove enough
 (``karmactl.reconcile.run_online_pass``, ``karmactl/incremental/engine.py: plan_online``): the
 templates whose files changed or whose wake time came, and the bindings whose member copies a watch
-saw change (:class:`MemberTargets`), computed alone with their member copies read one GET each; a
-full pass (every member observed, every binding computed, the run index written) at the start, on
-a resync or a settle pass, when a Cluster's status changed, after a watch listed again, and whenever
-the engine says full (with its reason). The loop keeps of a pass only its view (:func:`loop_view`),
-the targets and the wake times: never a whole snapshot.
+saw change (:class:`MemberTargets`), or for a settle pass those not converged yet, computed alone
+with their member copies read one GET each; a full pass (every member observed, every binding
+computed, the run index written) at the start, on a resync, when a Cluster's status changed, after a
+watch listed again, and whenever the engine says full (with its reason). The loop keeps of a pass
+only its view (:func:`loop_view`), the targets, the bindings not converged and the wake times:
+never a whole snapshot.
 
 Each pass takes the state lock for the pass alone (so ``apply``, ``edit``, ``get``... work while
 the loop runs), is crash-atomic as any run, and logs one line on stderr. A member that fails is
@@ -284,6 +285,7 @@ class ControlLoop:
         self._watch_clients: dict = {}  # cluster name -> (Cluster object, MemberClient)
         self.targets = MemberTargets()
         self.wakes: list = []  # the wake times (RFC 3339) of the last pass's index
+        self.unsettled: set = set()  # owners of the bindings not converged after the last passes
         self._full = "the loop started"  # why the next online pass must be full ("" when it need not)
         if hasattr(members, "client_ttl"):
             members.client_ttl = CLIENT_TTL
@@ -360,14 +362,18 @@ class ControlLoop:
     def _full_reason(self, reasons: list) -> tuple:
         """``(why the pass must be full or "", owners of the bindings whose member copies changed)``.
 
-        Full: the first pass, one after a failed pass, a resync, a settle pass (every member
-        observed again), a Cluster's status changed (taints, evictions and rescheduling may reach
-        any binding), a failed probe, a watch that listed again (events may have been missed)."""
+        Full: the first pass, one after a failed pass, a resync, a Cluster's status changed
+        (taints, evictions and rescheduling may reach any binding), a failed probe, a watch that
+        listed again (events may have been missed). A settle pass observes again the bindings not
+        converged yet."""
         full = self._full
         owners: set = set()
         for reason in reasons:
             if reason.startswith("files: ") or reason == "wake":
                 continue  # the engine compares the files and the wake times with its index
+            if reason == "settle":
+                owners |= self.unsettled
+                continue
             if reason.startswith("member: "):
                 target = reason[len("member: "):]
                 if target.endswith(" re-listed"):
@@ -377,8 +383,7 @@ class ControlLoop:
                 if owner is not None:
                     owners.add(owner)
                 continue
-            full = full or {"resync": "resync", "settle": "settle: every member observed again",
-                            "start": "the loop started"}.get(reason, reason)
+            full = full or {"resync": "resync", "start": "the loop started"}.get(reason, reason)
         return full, owners
 
     def _after_pass(self, record: PassRecord, now: str) -> None:
@@ -398,11 +403,27 @@ class ControlLoop:
                 except (ValueError, InputError):
                     pass
             self.targets.update(after.works, whole=full)
+            self._update_unsettled(after.bindings, whole=full)
             record.unsettled = report.member_writes > 0 or not converged(after)[0]
         self.wakes = self._index_wakes(after, now)
         if self.last is not None and not self.options.offline:
             record.ready = ready_clusters(self.last)
             record.new_watches = self._update_watches(report)
+
+    def _update_unsettled(self, bindings: dict, whole: bool) -> None:
+        """Record which of ``bindings`` (``{key: binding}``: every one after a full pass, those
+        computed after a partial one) have not converged (``reconcile.unsettled_binding``)."""
+        from karmactl.incremental.runindex import owner_of_binding
+        from karmactl.reconcile import unsettled_binding
+
+        if whole:
+            self.unsettled = set()
+        for key, binding in bindings.items():
+            owner = owner_of_binding(key)
+            if unsettled_binding(key, binding):
+                self.unsettled.add(owner)
+            else:
+                self.unsettled.discard(owner)
 
     def _index_wakes(self, after, now: str) -> list:
         """The wake times after ``now`` the run index records (the last pass left it), else those

@@ -441,17 +441,24 @@ def converged(snap: Snapshot) -> tuple[bool, str]:
     Returns ``(ok, what is still missing)``.
     """
     for key in sorted(snap.bindings):
-        b = snap.bindings[key]
-        conds = {x.get("type"): x.get("status") for x in (b.get("status") or {}).get("conditions") or []}
-        name = f"{key[2]}/{key[3]}" if key[2] else key[3]
-        if conds.get("Scheduled") != "True":
-            return False, f"binding {name} not scheduled"
-        if conds.get("FullyApplied") != "True":
-            return False, f"binding {name} not fully applied"
-        for item in (b.get("status") or {}).get("aggregatedStatus") or []:
-            if item.get("health") != "Healthy":
-                return False, f"binding {name}: {item.get('clusterName')} is {item.get('health') or 'not reported'}"
+        why = unsettled_binding(key, snap.bindings[key])
+        if why:
+            return False, why
     return True, ""
+
+
+def unsettled_binding(key, binding: dict) -> str:
+    """What :func:`converged` misses in one binding (``key`` its snapshot key), "" when nothing."""
+    conds = {x.get("type"): x.get("status") for x in (binding.get("status") or {}).get("conditions") or []}
+    name = f"{key[2]}/{key[3]}" if key[2] else key[3]
+    if conds.get("Scheduled") != "True":
+        return f"binding {name} not scheduled"
+    if conds.get("FullyApplied") != "True":
+        return f"binding {name} not fully applied"
+    for item in (binding.get("status") or {}).get("aggregatedStatus") or []:
+        if item.get("health") != "Healthy":
+            return f"binding {name}: {item.get('clusterName')} is {item.get('health') or 'not reported'}"
+    return ""
 
 
 def run_until_converged(store: StateStore, clock, members: Members | None, timeout: float, interval: float = 0.5,
@@ -527,4 +534,4 @@ def _planned_changes(store: StateStore, before: Snapshot, after: Snapshot) -> li
 
 
 __all__ = ["Members", "OfflineMembers", "RunOptions", "RunReport", "run", "run_online_pass", "compute", "control_loop", "converged",
-           "load", "normalize_object", "settings_of", "run_until_converged", "NotConvergedError", "InputError"]
+           "load", "normalize_object", "settings_of", "run_until_converged", "unsettled_binding", "NotConvergedError", "InputError"]
