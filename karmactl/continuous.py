@@ -402,7 +402,9 @@ class ControlLoop:
                     self.settings = settings_of(after)
                 except (ValueError, InputError):
                     pass
-            self.targets.update(after.works, whole=full)
+            from karmactl.incremental.runindex import owner_of_binding
+
+            self.targets.update(after.works, whole=full, owners={owner_of_binding(k) for k in after.bindings})
             self._update_unsettled(after.bindings, whole=full)
             record.unsettled = report.member_writes > 0 or not converged(after)[0]
         self.wakes = self._index_wakes(after, now)
@@ -643,9 +645,10 @@ class MemberTargets:
         hit = self.targets.get(target)
         return hit[0] if hit is not None else None
 
-    def update(self, works: dict, whole: bool) -> None:
+    def update(self, works: dict, whole: bool, owners=()) -> None:
         """Record the targets of ``works`` (``{Work key: Work}``); ``whole``: they are every Work (a
-        full pass), else the Works of the bindings a partial pass computed, which replace theirs."""
+        full pass), else the Works of the bindings a partial pass computed, which replace theirs
+        (``owners``: those bindings, whose targets go even when no Work of theirs is left)."""
         from karmactl.api.names import cluster_of_execution_namespace
         from karmactl.controllers.helper.work import work_binding_key
         from karmactl.incremental.runindex import SHARED, owner_of_binding
@@ -664,10 +667,14 @@ class MemberTargets:
                     found.setdefault(owner, []).append((f"{cluster} {m['kind']} {ref}", m["apiVersion"]))
         if whole:
             self.targets, self.of_owner = {}, {}
+        for owner in owners:
+            found.setdefault(owner, [])
         for owner, hits in found.items():
             for target in self.of_owner.pop(owner, ()):
-                self.targets.pop(target, None)
-            self.of_owner[owner] = [t for t, _v in hits]
+                if self.targets.get(target, ("",))[0] == owner:
+                    self.targets.pop(target)
+            if hits:
+                self.of_owner[owner] = [t for t, _v in hits]
             self.targets.update((t, (owner, v)) for t, v in hits)
 
     def kinds(self, clusters) -> dict:
