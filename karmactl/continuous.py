@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from karmactl.api.objects import parse_time, seconds_between
+from karmactl.gcpause import return_free_memory
 from karmactl.reconcile import RunOptions, RunReport, run
 
 IGNORED_TOP = ("computed", ".karmactl", ".git")
@@ -255,6 +256,98 @@ def cluster_status_changed(members, snap, now: str) -> list:
     return sorted(changed)
 
 
+class PassFailed(Exception):
+    """A pass run in a forked process failed: ``str(exc)`` the message, ``kind`` ``input`` or
+    ``internal`` (as :attr:`PassRecord.kind`)."""
+
+    def __init__(self, message: str, kind: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+@dataclass
+class PassSummary:
+    """What the loop keeps of one pass, made where the pass ran (:func:`summarize_pass`).
+
+    Attributes:
+        report: the pass's ``RunReport``, its ``after`` let go.
+        full: the pass computed everything (not ``partial``/``unchanged``).
+        view: :func:`loop_view` of its snapshot (None without one).
+        targets: ``{owner: [(target, apiVersion)]}`` (:meth:`MemberTargets.collect`).
+        owners: the owners of the bindings it computed.
+        unsettled: those of them not converged (``reconcile.unsettled_binding``).
+        wakes: the wake times its controllers gave (RFC 3339).
+        probes: the member layer's probe results of the pass (a forked pass hands them back).
+    """
+
+    report: RunReport
+    full: bool = True
+    view: Any = None
+    targets: dict = field(default_factory=dict)
+    owners: set = field(default_factory=set)
+    unsettled: set = field(default_factory=set)
+    wakes: list = field(default_factory=list)
+    probes: dict | None = None
+
+
+def summarize_pass(report: RunReport, now: str, members=None) -> PassSummary:
+    """The :class:`PassSummary` of a pass at ``now`` that ended well; ``report.after`` is let go."""
+    from karmactl.incremental.runindex import owner_of_binding
+    from karmactl.reconcile import settings_of, unsettled_binding
+
+    after, report.after = report.after, None
+    summary = PassSummary(report, full=not report.incremental.startswith(("partial", "unchanged")),
+                          probes=getattr(members, "_probes", None))
+    if after is None:
+        return summary
+    summary.view = loop_view(after)
+    summary.targets = MemberTargets.collect(after.works)
+    summary.owners = {owner_of_binding(k) for k in after.bindings}
+    summary.unsettled = {owner_of_binding(k) for k, b in after.bindings.items() if unsettled_binding(k, b)}
+    try:
+        from karmactl.pipeline.registry import wake_times
+
+        summary.wakes = [when for _key, when in wake_times(after, now, settings_of(after))]
+    except Exception:  # noqa: BLE001 - a snapshot the controllers cannot read: the next pass says why
+        pass
+    return summary
+
+
+def _run_forked_pass(loop: "ControlLoop", now: str, full: str, owners: set, write: int) -> None:
+    """The forked process of :meth:`ControlLoop._forked`: run the pass, send ``(kind, value)``
+    pickled on the pipe ``write`` (``("ok", PassSummary)``, ``("input"|"internal", message)``),
+    and exit (143 after SIGTERM, 130 after SIGINT). Never returns."""
+    import pickle
+
+    from karmactl.reconcile import NotConvergedError
+    from karmactl.store.fsio import Terminated, drop_inherited_lock
+    from karmactl.store.state import InputError
+
+    code = 70
+    try:
+        drop_inherited_lock()
+        if hasattr(loop.members, "_clients"):  # the parent's connections stay the parent's
+            loop.members._clients, loop.members._made = {}, {}
+        try:
+            with loop.locked():
+                out = ("ok", summarize_pass(loop._online_pass(now, full, owners), now, loop.members))
+            code = 0
+        except (InputError, NotConvergedError) as exc:
+            out, code = ("input", str(exc)), 0
+        except Terminated:
+            out, code = ("internal", "interrupted (SIGTERM)"), 143
+        except KeyboardInterrupt:
+            out, code = ("internal", "interrupted (SIGINT)"), 130
+        except BaseException as exc:  # noqa: BLE001 - reported by the loop as a bug in the pass
+            out, code = ("internal", f"{type(exc).__name__}: {exc}"), 0
+        data = pickle.dumps(out)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(write, view):]
+    finally:
+        os._exit(code)
+
+
 class ControlLoop:
     """The continuous control loop over one state directory (see the module docstring).
 
@@ -289,6 +382,8 @@ class ControlLoop:
         self._full = "the loop started"  # why the next online pass must be full ("" when it need not)
         if hasattr(members, "client_ttl"):
             members.client_ttl = CLIENT_TTL
+        self.fork = True
+        """Run full online passes in a forked process (where there is ``fork``)."""
 
     def frequency(self) -> float:
         """Seconds between probes: the flag, else the settings' ``clusterStatusUpdateFrequency``."""
@@ -300,9 +395,10 @@ class ControlLoop:
         """Run one pass under the lock; never raises for bad input or a member (the record says).
 
         ``reasons`` are the triggers (:class:`Triggers`): online, they choose the pass
-        (:meth:`_online_pass`); the loop keeps of its result only its view (:func:`loop_view`),
-        the member objects the Works target (:class:`MemberTargets`) and the wake times: the
-        snapshot of a full pass is let go (at 10,000 templates it is gigabytes)."""
+        (:meth:`_full_reason`). The loop keeps of a pass only its :class:`PassSummary`; a full
+        online pass runs in a forked process (:meth:`_forked`), so the loop's own memory stays
+        that of its view, whatever the size of the state (a whole snapshot of 10,000 templates
+        is about a gigabyte, which the allocator would not give back)."""
         from karmactl.reconcile import NotConvergedError
         from karmactl.store.state import InputError
 
@@ -316,16 +412,24 @@ class ControlLoop:
             now = probed_at or self.clock()
             if probed_at and hasattr(self.members, "reuse_probe_at"):
                 self.members.reuse_probe_at = probed_at  # the probe just made at this clock stands
-            with self.locked():
-                if self.options.offline:
-                    report = run(self.store, RunOptions(now=now, offline=True), self.members)
+            if self.options.offline:
+                with self.locked():
+                    summary = summarize_pass(run(self.store, RunOptions(now=now, offline=True), self.members), now)
+            else:
+                full, owners = self._full_reason(reasons if reasons is not None else [trigger])
+                if full and self.fork and hasattr(os, "fork"):
+                    summary = self._forked(now, full, owners)
                 else:
-                    report = self._online_pass(now, reasons if reasons is not None else [trigger])
-            record.report = report
-            self._after_pass(record, now)
-        except (InputError, NotConvergedError) as exc:
-            record.error, record.kind = str(exc), "input"
-            self.last = None  # no probes until a pass goes through: they would only repeat the error
+                    with self.locked():
+                        summary = summarize_pass(self._online_pass(now, full, owners), now, self.members)
+            record.report = summary.report
+            self._keep(summary, record, now)
+        except (InputError, NotConvergedError, PassFailed) as exc:
+            record.error, record.kind = str(exc), getattr(exc, "kind", "input")
+            if record.kind == "internal":
+                self._failed()
+            else:
+                self.last = None  # no probes until a pass goes through: they would only repeat the error
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as exc:  # noqa: BLE001 - the loop outlives a bug in one pass; it is logged
@@ -337,9 +441,7 @@ class ControlLoop:
             self._failed()
         record.seconds = time.monotonic() - started
         self.on_pass(record)
-        if record.report is not None:
-            record.report.after = None  # the loop does not hold a pass's snapshot
-        release_memory()
+        return_free_memory()
         return record
 
     def _failed(self) -> None:
@@ -348,16 +450,53 @@ class ControlLoop:
         self.last = None
         self._full = "the last pass failed"
 
-    def _online_pass(self, now: str, reasons: list) -> RunReport:
-        """One online pass: full when :meth:`_full_reason` says so, else what the incremental
-        engine proves enough (``karmactl.reconcile.run_online_pass``)."""
+    def _online_pass(self, now: str, full: str, owners: set) -> RunReport:
+        """One online pass (``karmactl.reconcile.run_online_pass``): full with the reason ``full``,
+        else what the incremental engine proves enough, ``owners`` due."""
         from karmactl.reconcile import run_online_pass
 
-        full, owners = self._full_reason(reasons)
         targeted = self.members.targeted_members() if hasattr(self.members, "targeted_members") else None
         if targeted is None:
             full = full or "the member layer cannot reach single member objects"
         return run_online_pass(self.store, now, self.members, targeted, owners, full)
+
+    def _forked(self, now: str, full: str, owners: set) -> "PassSummary":
+        """:meth:`_online_pass` in a forked process, which takes the lock, runs the pass and sends
+        back its :class:`PassSummary` (pickled, through a pipe). SIGTERM or Ctrl-C meanwhile reach
+        it too (it finishes or rolls back its pass as any pass does) and are raised here once it
+        has ended.
+
+        Raises:
+            PassFailed: the pass failed (``kind`` ``input`` or ``internal``, as :class:`PassRecord`).
+        """
+        import pickle
+        import signal
+
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child's lines run in the forked process
+            os.close(read)
+            _run_forked_pass(self, now, full, owners, write)
+        os.close(write)
+        try:
+            with os.fdopen(read, "rb") as fh:
+                data = fh.read()
+            os.waitpid(pid, 0)
+        except BaseException:  # a signal: the child has it too, or gets it now; it ends its pass
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            os.waitpid(pid, 0)
+            raise
+        if not data:
+            raise PassFailed("the pass's process ended without a result (killed?)", "internal")
+        kind, value = pickle.loads(data)
+        if kind != "ok":
+            raise PassFailed(value, kind)
+        if value.probes is not None and hasattr(self.members, "_probes"):
+            self.members._probes = value.probes  # what TargetedMembers reports of unreachable members
+        return value
 
     def _full_reason(self, reasons: list) -> tuple:
         """``(why the pass must be full or "", owners of the bindings whose member copies changed)``.
@@ -386,63 +525,39 @@ class ControlLoop:
             full = full or {"resync": "resync", "start": "the loop started"}.get(reason, reason)
         return full, owners
 
-    def _after_pass(self, record: PassRecord, now: str) -> None:
+    def _keep(self, summary: "PassSummary", record: PassRecord, now: str) -> None:
         """Keep what the next passes and probes need of a pass that ended well."""
-        from karmactl.reconcile import converged, settings_of
+        from karmactl.reconcile import settings_of
         from karmactl.store.state import InputError
 
-        report = record.report
-        after = report.after
         self._full = ""
-        if after is not None:
-            full = not report.incremental.startswith(("partial", "unchanged"))
-            if full or self.last is None:  # (a partial pass's snapshot holds every Cluster and the settings)
-                self.last = loop_view(after)
-                try:
-                    self.settings = settings_of(after)
-                except (ValueError, InputError):
-                    pass
-            from karmactl.incremental.runindex import owner_of_binding
-
-            self.targets.update(after.works, whole=full, owners={owner_of_binding(k) for k in after.bindings})
-            self._update_unsettled(after.bindings, whole=full)
-            record.unsettled = report.member_writes > 0 or not converged(after)[0]
-        self.wakes = self._index_wakes(after, now)
+        if summary.view is not None and (summary.full or self.last is None):
+            # (a partial pass's snapshot holds every Cluster and the settings too)
+            self.last = summary.view
+            try:
+                self.settings = settings_of(self.last)
+            except (ValueError, InputError):
+                pass
+        self.targets.apply(summary.targets, whole=summary.full, owners=summary.owners)
+        if summary.full:
+            self.unsettled = set()
+        self.unsettled -= summary.owners
+        self.unsettled |= summary.unsettled
+        record.unsettled = summary.report.member_writes > 0 or bool(summary.unsettled)
+        self.wakes = self._index_wakes(summary.wakes, now)
         if self.last is not None and not self.options.offline:
             record.ready = ready_clusters(self.last)
-            record.new_watches = self._update_watches(report)
+            record.new_watches = self._update_watches(summary.report)
 
-    def _update_unsettled(self, bindings: dict, whole: bool) -> None:
-        """Record which of ``bindings`` (``{key: binding}``: every one after a full pass, those
-        computed after a partial one) have not converged (``reconcile.unsettled_binding``)."""
-        from karmactl.incremental.runindex import owner_of_binding
-        from karmactl.reconcile import unsettled_binding
-
-        if whole:
-            self.unsettled = set()
-        for key, binding in bindings.items():
-            owner = owner_of_binding(key)
-            if unsettled_binding(key, binding):
-                self.unsettled.add(owner)
-            else:
-                self.unsettled.discard(owner)
-
-    def _index_wakes(self, after, now: str) -> list:
-        """The wake times after ``now`` the run index records (the last pass left it), else those
-        of ``after``'s controllers."""
+    def _index_wakes(self, wakes: list, now: str) -> list:
+        """The wake times the run index records (the last pass left it), else ``wakes`` (those
+        the pass's controllers gave)."""
         from karmactl.incremental import engine, runindex
 
         index = runindex.read_index(self.store.root, engine.index_tag())
         if index is not None:
             return sorted(set(index.wakes.values()))
-        if after is None or self.settings is None:
-            return []
-        from karmactl.pipeline.registry import wake_times
-
-        try:
-            return sorted({when for _key, when in wake_times(after, now, self.settings)})
-        except Exception:  # noqa: BLE001 - a snapshot the controllers cannot read: the next pass says why
-            return []
+        return sorted(set(wakes))
 
     def run(self, first: str = "start") -> int:
         """Run passes until :attr:`LoopOptions.max_passes` (returns the number of passes) or a signal
@@ -649,6 +764,11 @@ class MemberTargets:
         """Record the targets of ``works`` (``{Work key: Work}``); ``whole``: they are every Work (a
         full pass), else the Works of the bindings a partial pass computed, which replace theirs
         (``owners``: those bindings, whose targets go even when no Work of theirs is left)."""
+        self.apply(self.collect(works), whole, owners)
+
+    @staticmethod
+    def collect(works: dict) -> dict:
+        """``{owner: [(target, apiVersion)]}`` of ``works`` (``{Work key: Work}``)."""
         from karmactl.api.names import cluster_of_execution_namespace
         from karmactl.controllers.helper.work import work_binding_key
         from karmactl.incremental.runindex import SHARED, owner_of_binding
@@ -665,6 +785,11 @@ class MemberTargets:
                     md = m.get("metadata") or {}
                     ref = f"{md['namespace']}/{md.get('name')}" if md.get("namespace") else str(md.get("name"))
                     found.setdefault(owner, []).append((f"{cluster} {m['kind']} {ref}", m["apiVersion"]))
+        return found
+
+    def apply(self, found: dict, whole: bool, owners=()) -> None:
+        """Record ``found`` (:meth:`collect`), as :meth:`update` says."""
+        found = dict(found)
         if whole:
             self.targets, self.of_owner = {}, {}
         for owner in owners:
@@ -700,25 +825,6 @@ def loop_view(snap):
                     {k: snap.sources[k] for k in keys if k in snap.sources},
                     {k: snap.overlays[k] for k in keys if k in snap.overlays})
     return view
-
-
-def release_memory() -> None:
-    """Give the memory a pass freed back to the system (glibc's ``malloc_trim``), where there is one."""
-    import ctypes
-    import ctypes.util
-
-    global _LIBC
-    if _LIBC is None:
-        try:
-            _LIBC = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-            _LIBC.malloc_trim  # noqa: B018 - glibc only
-        except (OSError, AttributeError):
-            _LIBC = False
-    if _LIBC:
-        _LIBC.malloc_trim(0)
-
-
-_LIBC = None
 
 
 @dataclass
@@ -826,4 +932,5 @@ def serve_metrics(metrics: Metrics, address: str):
 
 
 __all__ = ["ControlLoop", "FileTrigger", "LoopOptions", "Metrics", "PassRecord", "Triggers",
-           "MemberTargets", "cluster_status_changed", "loop_view", "ready_clusters", "release_memory", "serve_metrics"]
+           "MemberTargets", "PassFailed", "PassSummary", "cluster_status_changed", "loop_view", "ready_clusters",
+           "serve_metrics", "summarize_pass"]

@@ -77,10 +77,10 @@ def plan_online(store, now: str, owners=(), full: str = "") -> RunPlan:
     else:
         run_plan.plan = runindex.with_due(store, run_plan.index, run_plan.plan, owners)
         run_plan.mode, run_plan.reason = run_plan.plan.mode, run_plan.plan.reason
-    if run_plan.mode == "partial" and len(run_plan.plan.touched) + len(run_plan.plan.due) > ONLINE_PARTIAL_MAX:
-        n = len(set(run_plan.plan.touched)) + len(run_plan.plan.due)
+    n = max(len(run_plan.plan.touched), len(run_plan.plan.due)) if run_plan.mode == "partial" else 0
+    if n > ONLINE_PARTIAL_MAX:  # (a file holds a template in general; a due owner's is among them)
         run_plan.mode = run_plan.plan.mode = "full"
-        run_plan.reason = run_plan.plan.reason = f"about {n} templates changed (more than {ONLINE_PARTIAL_MAX})"
+        run_plan.reason = run_plan.plan.reason = f"some {n} templates to compute (more than {ONLINE_PARTIAL_MAX})"
     return run_plan
 
 

@@ -54,7 +54,10 @@ def pass_line(loop: Loop, trigger: str) -> str:
 
 def in_pass(state: Path) -> bool:
     """Whether the loop holds the state lock (a pass is running)."""
-    fd = os.open(state / ".karmactl" / "lock", os.O_RDWR)
+    try:
+        fd = os.open(state / ".karmactl" / "lock", os.O_RDWR)
+    except FileNotFoundError:
+        return False
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -154,7 +157,8 @@ def test_sigterm_inside_a_partial_pass_leaves_the_state_as_before(state, fleet):
                        on_pass=records.append)
     try:
         assert loop.one_pass("start", ["start"]).report.incremental == "full: the loop started"
-        files = {p: p.read_bytes() for p in state.rglob("*") if p.is_file() and "events" not in p.parts}
+        files = {p: p.read_bytes() for p in state.rglob("*") if p.is_file() and "events" not in p.parts
+                 and p.name != "lock"}  # (the lock file names its last holder)
         deploy = state / "apps" / "nginx.yaml"
         deploy.write_text(deploy.read_text().replace("replicas: 3", "replicas: 6"))
         files[deploy] = deploy.read_bytes()
@@ -167,7 +171,8 @@ def test_sigterm_inside_a_partial_pass_leaves_the_state_as_before(state, fleet):
         layer.act = act_then_signal
         with pytest.raises(Terminated):
             loop.one_pass("files: apps/nginx.yaml", ["files: apps/nginx.yaml"])
-        now = {p: p.read_bytes() for p in state.rglob("*") if p.is_file() and "events" not in p.parts}
+        now = {p: p.read_bytes() for p in state.rglob("*") if p.is_file() and "events" not in p.parts
+               and p.name != "lock"}
         assert {p for p in now if now[p] != files.get(p)} == set()
         assert replicas(fleet) == {"member1": 2, "member2": 4}  # what was sent before the signal stays
 
@@ -184,3 +189,22 @@ def test_sigterm_inside_a_partial_pass_leaves_the_state_as_before(state, fleet):
     (state / ".karmactl" / "run-index.json").unlink()
     full = cli(state, "reconcile", "--offline")
     assert full.returncode == 0 and "reconciled: 0 file(s) changed" in full.stderr, full.stderr
+
+
+def test_sigterm_inside_a_full_pass_in_its_process(state, fleet):
+    """A full pass runs in a forked process: SIGTERM to the loop reaches it, the pass completes
+    or rolls back, and the loop exits 143 with the state directory consistent."""
+    fleet["member1"].set_hang(True, 30)  # every full pass waits a request timeout (1 s) on member1
+    loop = Loop(state, "--resync", "1h")
+    try:
+        until("a pass running", lambda: in_pass(state), loop)
+    finally:
+        code = loop.stop()
+        fleet["member1"].set_hang(False)
+    assert code == 143, loop.text()
+    assert not in_pass(state)  # the pass's process ended with the loop
+    assert "interrupted" in loop.text()
+    assert not (state / ".karmactl" / "journal.json").exists()
+    assert not list((state / ".karmactl").glob("staging*"))
+    again = cli(state, "reconcile", "--offline")
+    assert again.returncode == 0, again.stderr

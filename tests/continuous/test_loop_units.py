@@ -56,7 +56,7 @@ def test_a_member_event_names_the_binding_of_its_object_and_a_relist_asks_for_a_
     assert loop._full_reason(["member: member1 Deployment re-listed"])[0] == "the watch of member1 Deployment listed again"
     assert loop._full_reason(["cluster status: member2"])[0] == "cluster status: member2"
     # a settle pass observes again the bindings not converged
-    loop._update_unsettled({("work.karmada.io", "ResourceBinding", "default", "web-deployment"): {"status": {}}}, True)
+    loop.unsettled = {"default/web-deployment"}
     assert loop._full_reason(["settle"]) == ("", {"default/web-deployment"})
     # a partial pass's Works replace those of its bindings only
     loop.targets.update({}, whole=False)
