@@ -416,12 +416,7 @@ class ControlLoop:
                 with self.locked():
                     summary = summarize_pass(run(self.store, RunOptions(now=now, offline=True), self.members), now)
             else:
-                full, owners = self._full_reason(reasons if reasons is not None else [trigger])
-                if full and self.fork and hasattr(os, "fork"):
-                    summary = self._forked(now, full, owners)
-                else:
-                    with self.locked():
-                        summary = summarize_pass(self._online_pass(now, full, owners), now, self.members)
+                summary = self._online(now, reasons if reasons is not None else [trigger])
             record.report = summary.report
             self._keep(summary, record, now)
         except (InputError, NotConvergedError, PassFailed) as exc:
@@ -450,15 +445,31 @@ class ControlLoop:
         self.last = None
         self._full = "the last pass failed"
 
-    def _online_pass(self, now: str, full: str, owners: set) -> RunReport:
+    def _online(self, now: str, reasons: list) -> "PassSummary":
+        """One online pass for ``reasons``: planned here under the lock; a full one (the reasons
+        call for it, or the engine says so) runs in a forked process (:meth:`_forked`)."""
+        from karmactl.reconcile import FullPassNeeded
+
+        full, owners = self._full_reason(reasons)
+        forking = self.fork and hasattr(os, "fork")
+        if not (full and forking):
+            try:
+                with self.locked():
+                    return summarize_pass(self._online_pass(now, full, owners, forking), now, self.members)
+            except FullPassNeeded as exc:  # nothing was written; the lock is taken again by the process
+                full = str(exc)
+        return self._forked(now, full, owners)
+
+    def _online_pass(self, now: str, full: str, owners: set, defer_full: bool = False) -> RunReport:
         """One online pass (``karmactl.reconcile.run_online_pass``): full with the reason ``full``,
-        else what the incremental engine proves enough, ``owners`` due."""
+        else what the incremental engine proves enough, ``owners`` due (``defer_full``: raise
+        ``FullPassNeeded`` rather than run a full one)."""
         from karmactl.reconcile import run_online_pass
 
         targeted = self.members.targeted_members() if hasattr(self.members, "targeted_members") else None
         if targeted is None:
             full = full or "the member layer cannot reach single member objects"
-        return run_online_pass(self.store, now, self.members, targeted, owners, full)
+        return run_online_pass(self.store, now, self.members, targeted, owners, full, defer_full)
 
     def _forked(self, now: str, full: str, owners: set) -> "PassSummary":
         """:meth:`_online_pass` in a forked process, which takes the lock, runs the pass and sends

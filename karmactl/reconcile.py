@@ -342,8 +342,13 @@ def _load_full(store: StateStore, run_plan, now: str, report: RunReport) -> tupl
     return before, later
 
 
+class FullPassNeeded(Exception):
+    """:func:`run_online_pass` with ``defer_full``: a full pass is needed, ``str(exc)`` says why;
+    nothing was written."""
+
+
 def run_online_pass(store: StateStore, now: str, members: Members, targeted: Members, owners=(),
-                    full: str = "") -> RunReport:
+                    full: str = "", defer_full: bool = False) -> RunReport:
     """One online pass of the continuous loop (``karmactl/continuous.py``): as little as the
     incremental engine can prove enough (``engine.plan_online``), and the run index left for the
     next one. ``report.incremental`` says which: ``unchanged``, ``partial: N template(s)`` (the
@@ -354,6 +359,8 @@ def run_online_pass(store: StateStore, now: str, members: Members, targeted: Mem
 
     Raises:
         InputError, NotConvergedError: as :func:`run` (nothing is written).
+        FullPassNeeded: with ``defer_full``, instead of running a full pass (the continuous loop
+            runs it in a process of its own).
     """
     from karmactl.gcpause import cyclic_gc_paused
     from karmactl.incremental import engine
@@ -372,6 +379,8 @@ def run_online_pass(store: StateStore, now: str, members: Members, targeted: Mem
             if done is not None:
                 return done
             report = RunReport()
+        if defer_full:
+            raise FullPassNeeded(reason)
         return _run_full_online(store, now, members, report, reason, run_plan.tag, started_ns)
 
 
@@ -533,5 +542,5 @@ def _planned_changes(store: StateStore, before: Snapshot, after: Snapshot) -> li
     return out
 
 
-__all__ = ["Members", "OfflineMembers", "RunOptions", "RunReport", "run", "run_online_pass", "compute", "control_loop", "converged",
+__all__ = ["FullPassNeeded", "Members", "OfflineMembers", "RunOptions", "RunReport", "run", "run_online_pass", "compute", "control_loop", "converged",
            "load", "normalize_object", "settings_of", "run_until_converged", "unsettled_binding", "NotConvergedError", "InputError"]
