@@ -27,9 +27,10 @@ templates whose files changed or whose wake time came, and the bindings whose me
 saw change (:class:`MemberTargets`), or for a settle pass those not converged yet, computed alone
 with their member copies read one GET each; a full pass (every member observed, every binding
 computed, the run index written) at the start, on a resync, when a Cluster's status changed, after a
-watch listed again, and whenever the engine says full (with its reason). The loop keeps of a pass
-only its view (:func:`loop_view`), the targets, the bindings not converged and the wake times:
-never a whole snapshot.
+watch listed again, and whenever the engine says full (with its reason), that one in a forked
+process (:meth:`ControlLoop._forked`). The loop keeps of a pass only its :class:`PassSummary`: its
+view (:func:`loop_view`), the targets, the bindings not converged and the wake times, never a whole
+snapshot.
 
 Each pass takes the state lock for the pass alone (so ``apply``, ``edit``, ``get``... work while
 the loop runs), is crash-atomic as any run, and logs one line on stderr. A member that fails is
