@@ -158,7 +158,8 @@ HANG_SECONDS = 2.0
 def _killer(member):
     """(stop, start) for a real member: SIGSTOP its kube-apiserver, SIGKILL it :data:`HANG_SECONDS`
     later; start it again with the same command line, ports and etcd (the shared tool's start.sh
-    cannot restart on existing data), recording the new pid where stop.sh looks for it."""
+    cannot restart on existing data), recording the new pid in member.env and where stop.sh looks
+    for it (kube-apiserver.pid)."""
     saved: dict = {}
 
     def stop() -> None:
@@ -181,6 +182,7 @@ def _killer(member):
         lines = [f"APISERVER_PID={new.pid}" if ln.startswith("APISERVER_PID=") else ln
                  for ln in env_file.read_text().splitlines()]
         env_file.write_text("\n".join(lines) + "\n")
+        (member.dir / "kube-apiserver.pid").write_text(f"{new.pid}\n")  # what stop.sh stops
         saved.clear()
 
     return stop, start
