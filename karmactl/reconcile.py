@@ -331,10 +331,11 @@ def _run_incrementally(store: StateStore, now: str, started_ns: int) -> tuple:
     return None, run_plan
 
 
-def _run_partial(store: StateStore, now: str, report: RunReport, run_plan, started_ns: int) -> tuple:
-    """Recompute only the templates the plan names (``karmactl/incremental/partial.py``):
-    ``(report, "")``, or ``(None, why)`` when a full run must decide (any input error included:
-    the full run reports it with every other one)."""
+def _run_partial(store: StateStore, now: str, report: RunReport, run_plan, started_ns: int,
+                 members: Members | None = None) -> tuple:
+    """Recompute only the templates the plan names (``karmactl/incremental/partial.py``), with
+    ``members`` (offline: none): ``(report, "")``, or ``(None, why)`` when a full run must decide
+    (any input error included: the full run reports it with every other one)."""
     from karmactl.incremental.partial import FullRun, PartialRun
 
     try:
@@ -342,7 +343,7 @@ def _run_partial(store: StateStore, now: str, report: RunReport, run_plan, start
         try:
             computed_from = part.snapshot()
             _selection_advice(computed_from, report, policies_too=False)
-            after = control_loop(computed_from, now, OfflineMembers(), report)
+            after = control_loop(computed_from, now, members or OfflineMembers(), report)
         except (InputError, NotConvergedError) as exc:
             raise FullRun(f"{type(exc).__name__}: {exc}") from None  # the full run reports it as it would
         done = part.commit(after, report, now, started_ns)
@@ -395,6 +396,64 @@ def _selection_advice(snap: Snapshot, report: RunReport, policies_too: bool = Tr
     for line in selection_advice(snap, settings_of(snap).skipped_namespaces, policies_too):
         if line not in report.warnings:
             report.warnings.append(line)
+
+
+class FullPassNeeded(Exception):
+    """:func:`run_online_pass` with ``defer_full``: a full pass is needed, ``str(exc)`` says why;
+    nothing was written."""
+
+
+def run_online_pass(store: StateStore, now: str, members: Members, targeted: Members, owners=(),
+                    full: str = "", defer_full: bool = False) -> RunReport:
+    """One online pass of the continuous loop (``karmactl/continuous.py``): as little as the
+    incremental engine can prove enough (``engine.plan_online``), and the run index left for the
+    next one. ``report.incremental`` says which: ``unchanged``, ``partial: N template(s)`` (the
+    templates whose files changed or whose wake time came, and the bindings ``owners`` whose member
+    copies changed: computed with ``targeted``, members reached with one GET per member copy of
+    their Works and no probe, the loop's probes keeping Cluster status) or ``full: why`` (the loop
+    of DESIGN §1 over everything with ``members``; ``full`` forces it with that reason).
+
+    Raises:
+        InputError, NotConvergedError: as :func:`run` (nothing is written).
+        FullPassNeeded: with ``defer_full``, instead of running a full pass (the continuous loop
+            runs it in a process of its own).
+    """
+    from karmactl.gcpause import cyclic_gc_paused
+    from karmactl.incremental import engine
+
+    started_ns = time.time_ns()
+    with cyclic_gc_paused():
+        run_plan = engine.plan_online(store, now, owners, full)
+        report = RunReport()
+        if run_plan.mode == "unchanged":
+            report.warnings.extend(run_plan.index.warnings)
+            report.incremental = "unchanged"
+            return report
+        reason = run_plan.reason
+        if run_plan.mode == "partial":
+            done, reason = _run_partial(store, now, report, run_plan, started_ns, targeted)
+            if done is not None:
+                return done
+            report = RunReport()
+        if defer_full:
+            raise FullPassNeeded(reason)
+        return _run_full_online(store, now, members, report, reason, run_plan.tag, started_ns)
+
+
+def _run_full_online(store: StateStore, now: str, members: Members, report: RunReport, reason: str, tag: str,
+                     started_ns: int) -> RunReport:
+    """:func:`run`'s online run, its index recorded after the commit (``engine.record_full_run``)."""
+    from karmactl.controllers.helper.template import DetectorConfig
+    from karmactl.incremental import engine, runindex
+
+    report.incremental = f"full: {reason}"
+    before = _without_expired_rebalancers(store, load(store), now, report)
+    runindex.drop_index(store.root)  # until the new one is written, a crash means a full run
+    config = DetectorConfig(skipped_namespaces=settings_of(before).skipped_namespaces)
+    shared = runindex.shared_objects_bytes(before, config)
+    _compute_and_write(store, before, now, members, report)
+    engine.record_full_run(store, before, report.after, report, now, tag, config, started_ns, shared)
+    return report
 
 
 ACT_ROUNDS = 3  # act -> observe -> compute rounds in one run while decisions keep changing Works
@@ -583,6 +642,15 @@ def unschedulable(snap: Snapshot) -> str | None:
     return None
 
 
+def unsettled_bindings(snap: Snapshot) -> set:
+    """The keys of the bindings :func:`converged` still waits for (:func:`waiting_for` has lines for
+    them; Pull mode clusters left out), for the continuous loop's settle passes."""
+    from karmactl.controllers.helper.cluster import pull_cluster_names
+
+    pull = pull_cluster_names(snap)
+    return {key for key in snap.bindings if _binding_waits(snap, key, snap.bindings[key], pull)}
+
+
 def run_until_converged(store: StateStore, clock, members: Members | None, timeout: float, interval: float = 0.5,
                         on_run=None, locked=None, offline: bool = False) -> int:
     """Runs until one changes nothing and, online, :func:`converged` holds: the members have
@@ -660,5 +728,5 @@ def _planned_changes(store: StateStore, before: Snapshot, after: Snapshot) -> li
     return out
 
 
-__all__ = ["Members", "OfflineMembers", "RunOptions", "RunReport", "run", "compute", "control_loop", "converged",
-           "load", "normalize_object", "settings_of", "run_until_converged", "NotConvergedError", "InputError"]
+__all__ = ["FullPassNeeded", "Members", "OfflineMembers", "RunOptions", "RunReport", "run", "run_online_pass", "compute", "control_loop", "converged",
+           "load", "normalize_object", "settings_of", "run_until_converged", "unsettled_binding", "NotConvergedError", "InputError"]

@@ -4,7 +4,8 @@ one leaves (``karmactl/incremental/runindex.py`` is the index itself).
 ``karmactl.reconcile`` asks :func:`plan_run` first; the answer's ``mode`` chooses the run:
 ``unchanged`` (nothing read or written), ``partial`` (``karmactl/incremental/partial.py``) or
 ``full`` (``karmactl/incremental/sharded.py`` for large state directories), after which
-:func:`record_full_run` writes the new index.
+:func:`record_full_run` writes the new index. The continuous loop's online passes ask
+:func:`plan_online` (the same answer, with the bindings whose member copies changed due too).
 """
 from __future__ import annotations
 
@@ -47,6 +48,40 @@ def plan_run(store, now: str) -> RunPlan:
     index = runindex.read_index(store.root, tag)
     plan = runindex.plan(store, index, now)
     return RunPlan(plan.mode, plan.reason, tag, index, plan)
+
+
+ONLINE_PARTIAL_MAX = 200
+"""At most this many templates in one partial pass of the continuous loop: past it, a full pass
+(one LIST per kind and member) costs less than a GET per member copy of each template's Works."""
+
+
+def plan_online(store, now: str, owners=(), full: str = "") -> RunPlan:
+    """What one online pass of the continuous loop (``karmactl/continuous.py``) has to do:
+    :func:`plan_run`, with ``owners`` (``runindex.owner_of_binding`` strings: the bindings whose
+    member copies changed) due as well. ``full`` is a reason the caller already has for a full
+    pass (the start, a resync, a Cluster's status changed, a watch that may have missed events).
+
+    Full, with the reason, too: what :func:`plan_run` finds full, a member object of no single
+    binding changed (a Namespace the namespace sync propagates: the shared owner ``""``), or more
+    than :data:`ONLINE_PARTIAL_MAX` templates to recompute.
+    """
+    tag = index_tag()
+    if full:
+        return RunPlan("full", full, tag, None, runindex.Plan("full", full))
+    run_plan = plan_run(store, now)
+    if run_plan.mode == "full" or not owners:
+        pass
+    elif runindex.SHARED in owners:
+        run_plan.mode = run_plan.plan.mode = "full"
+        run_plan.reason = run_plan.plan.reason = "a member object that several templates' results hold changed"
+    else:
+        run_plan.plan = runindex.with_due(store, run_plan.index, run_plan.plan, owners)
+        run_plan.mode, run_plan.reason = run_plan.plan.mode, run_plan.plan.reason
+    n = max(len(run_plan.plan.touched), len(run_plan.plan.due)) if run_plan.mode == "partial" else 0
+    if n > ONLINE_PARTIAL_MAX:  # (a file holds a template in general; a due owner's is among them)
+        run_plan.mode = run_plan.plan.mode = "full"
+        run_plan.reason = run_plan.plan.reason = f"some {n} templates to compute (more than {ONLINE_PARTIAL_MAX})"
+    return run_plan
 
 
 def take_owners(store, run_plan: RunPlan) -> dict | None:

@@ -990,23 +990,33 @@ def plan(store, index: RunIndex | None, now: str) -> Plan:
         due = {o for o, when in index.wakes.items() if o != SHARED and parse_time(now) >= parse_time(when)}
     except ValueError:
         return Plan("full", "the run index is damaged (a wake time)")
-    if due:
-        # the files holding the templates of due owners are recomputed too
-        if not read_detail(store.root, index):
-            return Plan("full", "the index's detail is missing")
-        holders = {owner_of_binding(template_binding_key(key)): rel for key, rel in index.split_templates()}
-        for owner in sorted(due):
-            rel = holders.get(owner)
-            if rel is not None and rel not in touched and files.get(rel) is not None and rel not in removed:
-                touched.append(rel)
     if not touched and not removed and not due:
         return Plan("unchanged")
-    return Plan("partial", touched=sorted(touched), removed=sorted(removed), due=due)
+    return with_due(store, index, Plan("partial", touched=sorted(touched), removed=sorted(removed)), due)
+
+
+def with_due(store, index: RunIndex, plan_: Plan, owners) -> Plan:
+    """``plan_`` (``partial`` or ``unchanged``) with ``owners`` due as well: their results are
+    recomputed, the files holding their templates read again (the wake times of :func:`plan`, or
+    the bindings whose member copies changed, ``karmactl/incremental/engine.py: plan_online``);
+    a ``full`` plan when the index's detail is missing."""
+    owners = set(owners)
+    if not owners:
+        return plan_
+    if not read_detail(store.root, index):
+        return Plan("full", "the index's detail is missing")
+    touched = list(plan_.touched)
+    holders = {owner_of_binding(template_binding_key(key)): rel for key, rel in index.split_templates()}
+    for owner in sorted(owners):
+        rel = holders.get(owner)
+        if rel is not None and rel not in touched and index.files.get(rel) is not None and rel not in plan_.removed:
+            touched.append(rel)
+    return Plan("partial", touched=sorted(touched), removed=list(plan_.removed), due=set(plan_.due) | owners)
 
 
 __all__ = ["RunIndex", "Plan", "Owners", "Signatures", "SharedFile", "plan", "read_index", "read_detail",
            "read_shared", "write_index", "drop_index", "build_index", "user_signatures", "computed_signatures",
            "computed_as_recorded", "computed_check", "computed_owners", "wake_map", "code_stamp",
-           "shared_objects_bytes", "shared_file_bytes", "named_targets", "key_string", "string_key", "is_split",
+           "shared_objects_bytes", "shared_file_bytes", "with_due", "named_targets", "key_string", "string_key", "is_split",
            "owner_of_binding", "binding_key_of_owner", "policy_string", "claim_string", "is_policy",
            "policy_change_owners"]

@@ -35,12 +35,14 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from karmactl.api import constants as C
 from karmactl.api.snapshot import Settings, Snapshot
 from karmactl.members.clients import DEFAULT_BURST, DEFAULT_QPS, DEFAULT_TIMEOUT, DEFAULT_WORKERS, MAX_RETRY_AFTER
+from karmactl.members.executing import MemberCopies
 
 CLUSTER = ("cluster.karmada.io", "Cluster")
 
@@ -89,6 +91,14 @@ def knobs_of(settings_data: dict, environ=None, warnings: list | None = None) ->
     return k
 
 
+def _connection_of(cluster: dict) -> tuple:
+    """What a member client is built from in a Cluster: its spec (endpoint, proxy, TLS, sync mode,
+    secret references) and annotations (the kubeconfig and context it names); a change of status,
+    labels or taints keeps the client."""
+    spec = {k: v for k, v in (cluster.get("spec") or {}).items() if k != "taints"}
+    return spec, ((cluster.get("metadata") or {}).get("annotations") or {})
+
+
 class MemberLayer:
     """Talks to member clusters for one or more runs (a ``reconcile --wait`` reuses it).
 
@@ -116,6 +126,13 @@ class MemberLayer:
         self.reuse_probe_at: str | None = None
         """The clock of a probe whose answers the next :meth:`probe` at that clock may use again."""
         self._knob_warnings: list = []
+        self._made: dict = {}  # cluster name -> (monotonic time its client was made, _connection_of its Cluster)
+        self.client_ttl = 0.0
+        """Seconds a member's client is kept from one run to the next while its Cluster and the
+        knobs stay the same (the continuous loop: a client costs a kubeconfig read and a TLS
+        context loading the system's CAs, some 50 ms); 0: new clients each run."""
+        self.targeted = False
+        """Read member copies one GET each instead of one LIST per kind (:meth:`targeted_members`)."""
 
     @classmethod
     def from_context(cls, c) -> "MemberLayer":
@@ -131,7 +148,11 @@ class MemberLayer:
         from karmactl.members.kubeconfig import AccessError, resolve_access
 
         name = cluster["metadata"]["name"]
+        made_of = _connection_of(cluster)
+        if name in self._clients and self._made.get(name, (0.0, made_of))[1] != made_of:
+            self._drop_client(name)  # its Cluster's connection changed since the client was kept
         if name not in self._clients:
+            self._made[name] = (time.monotonic(), made_of)
             try:
                 access = resolve_access(cluster, self.state_dir, self.kubeconfig, self.environ)
                 k = self._knobs
@@ -184,16 +205,27 @@ class MemberLayer:
         return client
 
     def _reset(self, snap: Snapshot) -> None:
-        for client, _ in self._clients.values():
-            if client is not None:
-                client.close()
-        self._clients, self._probes, self._copies, self._observed = {}, {}, {}, None
+        """A new run over ``snap``: its knobs, no probe or copy yet, new clients (but those
+        :attr:`client_ttl` keeps)."""
         try:
             data = Settings.from_snapshot(snap).extra
         except ValueError:
             data = {}  # compute() reports the invalid settings
         self._knob_warnings = []
-        self._knobs = knobs_of(data, self.environ, self._knob_warnings)
+        knobs = knobs_of(data, self.environ, self._knob_warnings)
+        now = time.monotonic()
+        for name in list(self._clients):
+            if (knobs != self._knobs or self._clients[name][0] is None
+                    or now - self._made.get(name, (0.0, None))[0] >= self.client_ttl):
+                self._drop_client(name)
+        self._knobs = knobs
+        self._probes, self._copies, self._observed = {}, {}, None
+
+    def _drop_client(self, name: str) -> None:
+        client = self._clients.pop(name, (None, None))[0]
+        self._made.pop(name, None)
+        if client is not None:
+            client.close()
 
     def _warn_knobs(self, report) -> None:
         for line in self._knob_warnings:
@@ -335,7 +367,7 @@ class MemberLayer:
         from karmactl.interpreter import Interpreter
         from karmactl.members.clients import MemberUnreachable
         from karmactl.members.endpointslices import collect_member
-        from karmactl.members.executing import MemberCopies, MemberOutcome, observe_member
+        from karmactl.members.executing import MemberOutcome, observe_member
 
         if not self._probes and not self._clients:
             self._reset(snap)
@@ -345,8 +377,10 @@ class MemberLayer:
         clusters, by_cluster = self._works_by_cluster(snap, out, report)
         names = [n for n in sorted(by_cluster) if self._reach_error(clusters[n]) is None]
 
+        copies_of = TargetedCopies if self.targeted else MemberCopies
+
         def one(name):
-            copies = MemberCopies(self._client(clusters[name])[0])
+            copies = copies_of(self._client(clusters[name])[0])
             try:
                 oc = observe_member(by_cluster[name], copies, now, interpreter)
                 # a MultiClusterService provider: its EndpointSlices (endpointslice_collect_controller.go)
@@ -382,7 +416,7 @@ class MemberLayer:
         With ``dry_run`` nothing is sent and ``report.member_changes`` lists what would be.
         """
         from karmactl.interpreter import Interpreter
-        from karmactl.members.executing import MemberCopies, act_member
+        from karmactl.members.executing import act_member
 
         if not self._probes and not self._clients:
             self._reset(snap)
@@ -401,7 +435,7 @@ class MemberLayer:
             reach_error = self._reach_error(cluster)
             copies = self._copies.get(name)
             if copies is None and reach_error is None:
-                copies = MemberCopies(self._client(cluster)[0])
+                copies = (TargetedCopies if self.targeted else MemberCopies)(self._client(cluster)[0])
             return act_member(name, by_cluster[name], copies, ready, reach_error, now, interpreter,
                               bar.advance if bar else None, self.verbose, dry_run, self._knobs.workers)
 
@@ -417,10 +451,78 @@ class MemberLayer:
         return out
 
     def close(self) -> None:
-        for client, _ in self._clients.values():
-            if client is not None:
-                client.close()
-        self._clients = {}
+        for name in list(self._clients):
+            self._drop_client(name)
+
+    def targeted_members(self) -> "TargetedMembers":
+        """This layer for a pass over a few bindings (:class:`TargetedMembers`)."""
+        return TargetedMembers(self)
+
+
+class TargetedMembers:
+    """``karmactl.reconcile.Members`` for a partial pass of the continuous loop
+    (``karmactl.reconcile.run_online_pass``): the Works of a few bindings, each member copy read
+    with one GET (:class:`TargetedCopies`) instead of a LIST of the kind over the whole member, and
+    no probe: the Clusters' status is the last pass's, which the loop's own probes every
+    ``clusterStatusUpdateFrequency`` keep (a change there is a full pass). Members the last probe
+    found unreachable are not contacted (``report.member_errors`` says so)."""
+
+    def __init__(self, layer: MemberLayer):
+        self.layer = layer
+
+    def probe(self, snap: Snapshot, now: str, report) -> Snapshot:
+        for name, result in sorted(self.layer._probes.items()):
+            if result.error and name not in report.member_errors:
+                report.member_errors[name] = result.error
+        return snap
+
+    def observe(self, snap: Snapshot, now: str, report) -> Snapshot:
+        return self._targeted(self.layer.observe, snap, now, report)
+
+    def observed_clusters(self) -> frozenset | None:
+        return self.layer.observed_clusters()
+
+    def act(self, snap: Snapshot, now: str, report, dry_run: bool = False) -> Snapshot:
+        return self._targeted(self.layer.act, snap, now, report, dry_run)
+
+    def _targeted(self, method, *args):
+        self.layer.targeted = True
+        try:
+            return method(*args)
+        finally:
+            self.layer.targeted = False
+
+    def close(self) -> None:
+        pass
+
+
+class TargetedCopies(MemberCopies):
+    """:class:`~karmactl.members.executing.MemberCopies` (the member copies of this pass, kept up
+    to date with its writes) whose copies are each read with their own GET when first asked for (a
+    404 is remembered as absent): for a pass over a few Works, where one LIST of a kind would read
+    every copy of the member."""
+
+    def objects(self, r) -> dict:
+        """The copies of resource ``r`` read so far, by (namespace, name); None for those absent."""
+        with self._lock:
+            return self.index.setdefault(r.path(), {})
+
+    def get(self, r, namespace: str, name: str) -> dict | None:
+        items = self.objects(r)
+        key = (namespace if r.namespaced else "", name)
+        if key in items:
+            return items[key]
+        obj = self.client.call("GET", r.path(key[0] or None, name), ok_missing=True)
+        if obj is not None:
+            obj.setdefault("apiVersion", r.group_version)
+            obj.setdefault("kind", r.kind)
+        with self._lock:
+            return items.setdefault(key, obj)
+
+    def remember(self, r, namespace: str, name: str, obj: dict | None) -> None:
+        items = self.objects(r)
+        with self._lock:
+            items[(namespace if r.namespaced else "", name)] = obj
 
 
 def pull_warning(cluster: str, works: int) -> str:
@@ -454,7 +556,7 @@ class _Progress:
         self._p.stop()
 
 
-__all__ = ["Knobs", "MemberLayer", "knobs_of", "pull_warning"]
+__all__ = ["Knobs", "MemberLayer", "TargetedCopies", "TargetedMembers", "knobs_of", "pull_warning"]
 
 
 def _warn_failures(interpreter, report) -> None:

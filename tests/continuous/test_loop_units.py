@@ -30,3 +30,38 @@ def test_trigger_text_names_the_edited_file_not_the_editors_temporaries():
     assert summarize(["wake", "files: a.yaml"]) == "wake, files: a.yaml"
     assert summarize(["member: member1 Deployment default/a", "member: member2 Deployment default/a"]) == \
         "member: member1 Deployment default/a (+1)"
+
+
+def _work(cluster: str, binding: str, kind: str = "Deployment", name: str = "nginx") -> tuple:
+    key = ("work.karmada.io", "Work", f"karmada-es-{cluster}", f"{name}-x")
+    work = {"metadata": {"annotations": {"resourcebinding.karmada.io/name": binding,
+                                         "resourcebinding.karmada.io/namespace": "default"}},
+            "spec": {"workload": {"manifests": [{"apiVersion": "apps/v1", "kind": kind,
+                                                 "metadata": {"namespace": "default", "name": name}}]}}}
+    return key, work
+
+
+def test_a_member_event_names_the_binding_of_its_object_and_a_relist_asks_for_a_full_pass():
+    from karmactl.continuous import ControlLoop, LoopOptions
+
+    loop = ControlLoop(None, None, lambda: "", LoopOptions(), locked=None, on_pass=None)
+    loop._full = ""
+    loop.targets.update(dict([_work("member1", "nginx-deployment"), _work("member2", "nginx-deployment")]), whole=True)
+    loop.targets.update(dict([_work("member1", "web-deployment", name="web")]), whole=False)
+    assert loop._full_reason(["member: member2 Deployment default/nginx", "member: member1 Deployment default/web",
+                              "files: apps/a.yaml", "wake"]) == ("", {"default/nginx-deployment", "default/web-deployment"})
+    # an object no Work targets (a Work deleted meanwhile) asks for nothing
+    assert loop._full_reason(["member: member1 Deployment default/gone"]) == ("", set())
+    # a watch that listed again may have missed events; a Cluster's status reaches any binding
+    assert loop._full_reason(["member: member1 Deployment re-listed"])[0] == "the watch of member1 Deployment listed again"
+    assert loop._full_reason(["cluster status: member2"])[0] == "cluster status: member2"
+    # a settle pass observes again the bindings not converged
+    loop.unsettled = {"default/web-deployment"}
+    assert loop._full_reason(["settle"]) == ("", {"default/web-deployment"})
+    # a partial pass's Works replace those of its bindings only
+    loop.targets.update({}, whole=False)
+    loop.targets.update(dict([_work("member2", "nginx-deployment")]), whole=False)
+    assert loop.targets.owner("member1 Deployment default/nginx") is None
+    assert loop.targets.owner("member1 Deployment default/web") == "default/web-deployment"
+    loop.targets.update({}, whole=False, owners={"default/web-deployment"})  # its Works are gone
+    assert loop.targets.owner("member1 Deployment default/web") is None

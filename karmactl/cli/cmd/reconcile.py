@@ -141,7 +141,8 @@ def watch_cmd(c: Context, members, offline: bool, resync: float, metrics_addr: s
             for action, path in report.changes:
                 err(f"{action:7} {path}")
         failed = f", {len(report.member_errors)} member(s) failing" if report.member_errors else ""
-        err(f"pass {rec.number} ({rec.trigger}): {len(report.changes)} file(s) changed, "
+        mode = f"{report.incremental}; " if report.incremental else ""
+        err(f"pass {rec.number} ({rec.trigger}): {mode}{len(report.changes)} file(s) changed, "
             f"{report.member_writes} member write(s){failed} in {rec.seconds:.2f}s")
 
     triggers = Triggers()
