@@ -126,26 +126,16 @@ def start_cluster(name: str, d: Path, tool: Path, nodes: int, shape: NodeShape, 
 
 def stop_cluster(d: Path, tool: Path | str) -> bool:
     """``tool/stop.sh d`` (its data goes); True when a cluster was running there."""
+    from karmactl.emulator.local import pid_alive  # local imports this module: at call time
+
     values = _env_file(d)
-    was = any(_alive(int(values.get(k) or 0)) for k in ("APISERVER_PID", "ETCD_PID"))
+    was = any(pid > 0 and pid_alive(pid) for pid in (int(values.get(k) or 0) for k in ("APISERVER_PID", "ETCD_PID")))
     try:
         subprocess.run([str(Path(tool) / "stop.sh"), str(d)], capture_output=True, timeout=STOP_TIMEOUT,
                        check=False, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired):
         pass
     return was
-
-
-def _alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def cluster_pids(info: dict) -> list[int]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from karmactl.api.validation_schema import SPEC_SCHEMAS, Arr, Obj
 
 TABLE = Path(__file__).resolve().parents[2] / "docs" / "fields.md"
-STATUSES = {"acted on", "refused", "warned", "kept", "pending"}
+STATUSES = {"acted on", "refused", "warned", "kept"}
 
 
 def schema_fields(schema, prefix: str = "spec"):
