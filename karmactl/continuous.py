@@ -314,6 +314,58 @@ def summarize_pass(report: RunReport, now: str, members=None) -> PassSummary:
     return summary
 
 
+FORKED_STOP_SECONDS = 10.0  # seconds a signalled pass process gets to finish or roll back before SIGKILL
+
+
+def _read_result(fd: int, pid: int) -> bytes:
+    """Everything the pass process ``pid`` writes on the pipe ``fd`` until it exits (reaped here).
+
+    The end of the pipe is not waited for once the process has exited: a process it forked in
+    turn (a parsing worker) may hold the pipe's write end open longer."""
+    import select
+
+    chunks = []
+    exited = False
+    while True:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            continue
+        if exited:
+            break  # exited and nothing more to read
+        exited = os.waitpid(pid, os.WNOHANG)[0] == pid
+    if not exited:
+        os.waitpid(pid, 0)
+    return b"".join(chunks)
+
+
+def _end_child(pid: int, sig: int, grace: float) -> None:
+    """Send ``sig`` to the pass process ``pid`` and reap it; SIGKILL when it has not ended within
+    ``grace`` seconds (a pass that cannot finish never keeps the loop from exiting)."""
+    import signal
+
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        pass
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                return
+        except ChildProcessError:
+            return
+        time.sleep(0.05)
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
+
+
 def _run_forked_pass(loop: "ControlLoop", now: str, full: str, owners: set, write: int) -> None:
     """The forked process of :meth:`ControlLoop._forked`: run the pass, send ``(kind, value)``
     pickled on the pipe ``write`` (``("ok", PassSummary)``, ``("input"|"internal", message)``),
@@ -491,16 +543,12 @@ class ControlLoop:
             _run_forked_pass(self, now, full, owners, write)
         os.close(write)
         try:
-            with os.fdopen(read, "rb") as fh:
-                data = fh.read()
-            os.waitpid(pid, 0)
+            data = _read_result(read, pid)
         except BaseException:  # a signal: the child has it too, or gets it now; it ends its pass
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-            os.waitpid(pid, 0)
+            _end_child(pid, signal.SIGTERM, FORKED_STOP_SECONDS)
             raise
+        finally:
+            os.close(read)
         if not data:
             raise PassFailed("the pass's process ended without a result (killed?)", "internal")
         kind, value = pickle.loads(data)

@@ -74,9 +74,19 @@ def start_cluster(name: str, directory: Path, *, nodes: int = 2, env: dict[str, 
     first). ``env`` adds the tool's variables (``KUBE_CLUSTER_NODE_CPU``, ``KUBE_CLUSTER_NODE_LABELS``,
     ``KUBE_CLUSTER_NODE_MONITOR_GRACE_PERIOD`` …).
 
+    A start that fails is tried once more (on a busy machine a component may miss its start
+    deadline, or a random port may be taken between the tool's check and its use).
+
     Raises:
-        RuntimeError: start.sh failed (its stderr tail is in the message).
+        RuntimeError: start.sh failed twice (its stderr tail is in the message).
     """
+    try:
+        return _start_once(name, directory, nodes, env)
+    except RuntimeError:
+        return _start_once(name, directory, nodes, env)
+
+
+def _start_once(name: str, directory: Path, nodes: int, env: dict[str, str] | None) -> RealCluster:
     directory.mkdir(parents=True, exist_ok=True)
     res = subprocess.run([str(TOOL / "start.sh"), name, str(directory), "--nodes", str(nodes)],
                          capture_output=True, text=True, timeout=START_TIMEOUT + 60,
