@@ -315,18 +315,34 @@ def summarize_pass(report: RunReport, now: str, members=None) -> PassSummary:
 
 
 FORKED_STOP_SECONDS = 10.0  # seconds a signalled pass process gets to finish or roll back before SIGKILL
+# A forked pass that runs longer than FORKED_HANG_FACTOR times the longest one so far, and at least
+# FORKED_HANG_MIN seconds, is taken as hung and killed (the loop goes on; the next pass is full).
+# Forking a process whose other threads (member watches) hold a lock of a C library (OpenSSL) at
+# that moment can leave the child waiting on it forever; a pass must never freeze the loop.
+FORKED_HANG_MIN = 60.0
+FORKED_HANG_FACTOR = 5.0
 
 
-def _read_result(fd: int, pid: int) -> bytes:
+def _read_result(fd: int, pid: int, deadline: float | None = None) -> bytes:
     """Everything the pass process ``pid`` writes on the pipe ``fd`` until it exits (reaped here).
 
     The end of the pipe is not waited for once the process has exited: a process it forked in
-    turn (a parsing worker) may hold the pipe's write end open longer."""
+    turn (a parsing worker) may hold the pipe's write end open longer. ``deadline`` (a
+    ``time.monotonic`` value, or None) bounds the wait.
+
+    Raises:
+        PassFailed: the process was still running at ``deadline`` (it is killed).
+    """
     import select
+    import signal
 
     chunks = []
     exited = False
     while True:
+        if deadline is not None and not exited and time.monotonic() > deadline:
+            _end_child(pid, signal.SIGKILL, FORKED_STOP_SECONDS)
+            raise PassFailed("the pass's process did not finish in time and was killed (a hung process: the "
+                             "next pass runs again in full)", "internal")
         ready, _, _ = select.select([fd], [], [], 0.2)
         if ready:
             chunk = os.read(fd, 1 << 20)
@@ -429,6 +445,7 @@ class ControlLoop:
         self._observed_at = None  # the clock of the probe that triggered the next pass
         self.watches = None  # karmactl.members.watching.MemberWatches, online only
         self._watch_clients: dict = {}  # cluster name -> (Cluster object, MemberClient)
+        self._longest_fork = 0.0  # seconds of the longest forked pass so far (0: none yet, no deadline)
         self.targets = MemberTargets()
         self.wakes: list = []  # the wake times (RFC 3339) of the last pass's index
         self.unsettled: set = set()  # owners of the bindings not converged after the last passes
@@ -542,8 +559,12 @@ class ControlLoop:
             os.close(read)
             _run_forked_pass(self, now, full, owners, write)
         os.close(write)
+        longest = self._longest_fork
+        deadline = time.monotonic() + max(FORKED_HANG_MIN, FORKED_HANG_FACTOR * longest) if longest else None
+        started = time.monotonic()
         try:
-            data = _read_result(read, pid)
+            data = _read_result(read, pid, deadline)
+            self._longest_fork = max(longest, time.monotonic() - started)
         except BaseException:  # a signal: the child has it too, or gets it now; it ends its pass
             _end_child(pid, signal.SIGTERM, FORKED_STOP_SECONDS)
             raise

@@ -65,3 +65,50 @@ def test_a_member_event_names_the_binding_of_its_object_and_a_relist_asks_for_a_
     assert loop.targets.owner("member1 Deployment default/web") == "default/web-deployment"
     loop.targets.update({}, whole=False, owners={"default/web-deployment"})  # its Works are gone
     assert loop.targets.owner("member1 Deployment default/web") is None
+
+
+def test_a_hung_pass_process_is_killed_at_its_deadline_and_a_finished_ones_result_is_read():
+    import os
+    import time
+
+    import pytest
+
+    from karmactl.continuous import PassFailed, _read_result
+
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # a pass process that never finishes (as one stuck on a lock inherited at fork)
+        os.close(read)
+        time.sleep(600)
+        os._exit(0)
+    os.close(write)
+    started = time.monotonic()
+    with pytest.raises(PassFailed, match="did not finish in time"):
+        _read_result(read, pid, time.monotonic() + 0.5)
+    assert time.monotonic() - started < 30  # killed, not waited for
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # reaped
+    os.close(read)
+
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # a finished pass whose own child keeps the pipe's write end open
+        os.close(read)
+        grandchild = os.fork()
+        if grandchild == 0:
+            for fd in range(3):  # only the pipe held: nothing else waits for this process
+                os.close(fd)
+            time.sleep(120)
+            os._exit(0)
+        os.write(write, str(grandchild).encode())
+        os._exit(0)
+    os.close(write)
+    import threading
+
+    got = []
+    reader = threading.Thread(target=lambda: got.append(_read_result(read, pid, None)), daemon=True)
+    reader.start()
+    reader.join(60)  # a hang guard: the result is read once the pass process has exited
+    assert got, "the result was not read while a grandchild held the pipe open"
+    os.kill(int(got[0]), 9)
+    os.close(read)
