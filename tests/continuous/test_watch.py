@@ -138,7 +138,7 @@ def test_watch_follows_edits_fails_over_and_recovers(state, fleet):
 
         # other commands work while it runs: the lock is held per pass
         assert cli(state, "get", "deploy", "nginx").returncode == 0
-        applied = cli(state, "create", "namespace", "team-a")
+        applied = cli(state, "--lock-timeout", "30s", "create", "namespace", "team-a")  # waits out a pass
         assert applied.returncode == 0, applied.stderr
         until("the namespace on the members", lambda: all(
             srv.get_object("v1", "Namespace", None, "team-a") for srv in fleet.values()), loop)
